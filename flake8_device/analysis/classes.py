@@ -1,0 +1,125 @@
+"""Per-class facts read from the ``ast`` tree: what ``self.<attr>`` holds and who touches it.
+
+Rules looking at one method often need the rest of its class (is ``self.mask``
+moved by hand in ``forward``? is ``self.emb`` a submodule?).  The engine only
+parses the methods a rule wants with LibCST, so these facts come from the
+``ast`` of the whole file, computed on first use for the classes asked about.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, field
+
+_MOVE_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
+
+
+def _self_attribute(node: ast.expr, self_name: str) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
+        return node.attr
+    return None
+
+
+def _callee_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr
+        if isinstance(func, ast.Name):
+            return func.id
+    return ""
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    # Attributes assigned in __init__ as ``self.x = SomeCall(...)``: attr -> callee's last name.
+    init_calls: dict[str, str] = field(default_factory=dict)
+    buffers: set[str] = field(default_factory=set)
+    parameters: set[str] = field(default_factory=set)
+    # Attributes assigned outside __init__, or moved by hand anywhere (``self.x.to(...)``).
+    managed_by_hand: set[str] = field(default_factory=set)
+    # Defines _apply / to / cuda / cpu itself, so it may move plain attributes.
+    custom_move: bool = False
+    method_names: set[str] = field(default_factory=set)
+    # How often each ``self.<attr>`` is assigned, in __init__ and anywhere in the class.
+    init_assignment_count: Counter[str] = field(default_factory=Counter)
+    assignment_count: Counter[str] = field(default_factory=Counter)
+
+    def holds_state(self, attr: str) -> bool:
+        """Registered with the module (parameter, buffer or submodule-like call)."""
+        return attr in self.buffers or attr in self.parameters
+
+
+class ClassTable:
+    def __init__(self, tree: ast.Module | None) -> None:
+        self._nodes: dict[str, ast.ClassDef] = {}
+        self._infos: dict[str, ClassInfo] = {}
+        if tree is not None:
+            self._collect(tree.body)
+
+    def _collect(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, ast.ClassDef):
+                self._nodes.setdefault(statement.name, statement)
+                self._collect(statement.body)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try)):
+                self._collect(getattr(statement, "body", []))
+
+    def get(self, name: str) -> ClassInfo | None:
+        info = self._infos.get(name)
+        if info is None and name in self._nodes:
+            info = self._infos[name] = _read_class(self._nodes[name])
+        return info
+
+
+def _read_class(node: ast.ClassDef) -> ClassInfo:
+    info = ClassInfo(node.name)
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        info.method_names.add(method.name)
+        if method.name in ("_apply", "to", "cuda", "cpu"):
+            info.custom_move = True
+        if not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        in_init = method.name == "__init__"
+        for sub in ast.walk(method):
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            if isinstance(sub, ast.Assign):
+                targets, value = sub.targets, sub.value
+            elif isinstance(sub, (ast.AnnAssign, ast.AugAssign)) and sub.value is not None:
+                targets, value = [sub.target], sub.value
+            if value is not None:
+                for target in targets:
+                    attr = _self_attribute(target, self_name)
+                    if attr is None:
+                        continue
+                    info.assignment_count[attr] += 1
+                    if in_init and not isinstance(sub, ast.AugAssign):
+                        info.init_assignment_count[attr] += 1
+                        callee = _callee_name(value)
+                        info.init_calls.setdefault(attr, callee)
+                        if callee == "Parameter":
+                            info.parameters.add(attr)
+                    else:
+                        info.managed_by_hand.add(attr)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+                receiver = sub.func.value
+                attr = _self_attribute(receiver, self_name)
+                if attr is not None and sub.func.attr in _MOVE_METHODS:
+                    info.managed_by_hand.add(attr)
+                if (
+                    isinstance(receiver, ast.Name)
+                    and receiver.id == self_name
+                    and sub.func.attr in ("register_buffer", "register_parameter")
+                    and sub.args
+                    and isinstance(sub.args[0], ast.Constant)
+                    and isinstance(sub.args[0].value, str)
+                ):
+                    target_set = info.buffers if sub.func.attr == "register_buffer" else info.parameters
+                    target_set.add(sub.args[0].value)
+    return info

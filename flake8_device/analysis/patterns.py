@@ -1,0 +1,185 @@
+"""Small questions about the shape of LibCST nodes, shared by many rules."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from flake8_device.analysis import torch_api
+from flake8_device.analysis.symbols import Symbols
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call, index: int) -> cst.Arg | None:
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    return args[index] if index < len(args) else None
+
+
+def method_name(call: cst.Call) -> str | None:
+    """``to`` for ``x.to(...)``."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def receiver(call: cst.Call) -> cst.BaseExpression | None:
+    return call.func.value if isinstance(call.func, cst.Attribute) else None
+
+
+def first_param_name(function: cst.FunctionDef) -> str | None:
+    params = function.params.posonly_params or function.params.params
+    return params[0].name.value if params else None
+
+
+def self_attribute(node: cst.BaseExpression, self_name: str | None) -> str | None:
+    """``mask`` for ``self.mask`` (with the method's own name for ``self``)."""
+    if (
+        self_name is not None
+        and isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == self_name
+    ):
+        return node.attr.value
+    return None
+
+
+def is_string(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
+
+
+def string_value(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def maybe_zero_dim_factory(call: cst.Call, qualified: str) -> bool:
+    """``torch.tensor(0.5)`` may be 0-dim (and mixes legally with device tensors)."""
+    if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
+        first = positional(call, 0)
+        return first is None or not isinstance(first.value, (cst.List, cst.Tuple, cst.ListComp))
+    if qualified in ("torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn"):
+        first = positional(call, 0)
+        if first is not None and isinstance(first.value, (cst.Tuple, cst.List)) and not first.value.elements:
+            return True
+    return False
+
+
+def factory_name(node: cst.BaseExpression, symbols: Symbols) -> str | None:
+    """The qualified torch factory a call is (``torch.zeros``), else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    qualified = symbols.qualify(node.func)
+    if qualified in torch_api.TENSOR_FACTORIES:
+        return qualified
+    return None
+
+
+def factory_expression(node: cst.BaseExpression, symbols: Symbols, *, host_only: bool) -> cst.Call | None:
+    """If ``node`` builds a new tensor from torch factories, the factory call.
+
+    Accepts ``torch.ones(n)``, ``torch.tril(torch.ones(n, n))``,
+    ``torch.arange(n).float().unsqueeze(0)``, ``1 - torch.eye(n)``: tensor
+    factories, torch transforms of them, tensor methods that keep the device,
+    and arithmetic with numbers.  With ``host_only``, a factory given a
+    ``device=`` other than ``"cpu"`` does not count.  Anything that moves the
+    tensor or mixes in an unknown value makes it not a factory expression.
+    """
+
+    def inner(value: cst.BaseExpression) -> cst.Call | None:
+        return factory_expression(value, symbols, host_only=host_only)
+
+    if isinstance(node, cst.Call):
+        qualified = symbols.qualify(node.func)
+        if qualified in torch_api.TENSOR_FACTORIES:
+            device = keyword(node, "device")
+            if host_only and device is not None and string_value(device.value) != "cpu":
+                return None
+            return node
+        if qualified in torch_api.TENSOR_TRANSFORMS:
+            found = [inner(arg.value) for arg in node.args]
+            return next((f for f in found if f is not None), None)
+        base = receiver(node)
+        if base is not None and method_name(node) in torch_api.DEVICE_PRESERVING_METHODS:
+            return inner(base)
+        return None
+    if isinstance(node, cst.BinaryOperation):
+        left, right = inner(node.left), inner(node.right)
+        if left is not None and (right is not None or _is_number(node.right)):
+            return left
+        if right is not None and _is_number(node.left):
+            return right
+        return None
+    if isinstance(node, cst.UnaryOperation):
+        return inner(node.expression)
+    if isinstance(node, cst.Subscript):
+        return inner(node.value)
+    return None
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    return isinstance(node, cst.UnaryOperation) and _is_number(node.expression)
+
+
+def is_atomic(node: cst.BaseExpression) -> bool:
+    """Can ``.to(...)`` be appended to this expression's text (without its own parentheses)?"""
+    return isinstance(
+        node,
+        (
+            cst.Name,
+            cst.Attribute,
+            cst.Call,
+            cst.Subscript,
+            cst.List,
+            cst.Tuple,
+            cst.Dict,
+            cst.ListComp,
+            cst.DictComp,
+            cst.SetComp,
+            cst.Set,
+            cst.SimpleString,
+        ),
+    )
+
+
+def body_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    body = function.body
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [cst.SimpleStatementLine(body=list(body.body))]
+
+
+def calls_super_init(statement: cst.BaseStatement) -> bool:
+    """``super().__init__(...)`` or ``nn.Module.__init__(self)``-style calls."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "__init__":
+                return True
+    return False
+
+
+def appended(node: cst.BaseExpression, suffix: str) -> tuple[str | cst.CSTNode, ...]:
+    """Fix parts: ``node`` as written followed by ``suffix``, parenthesised when needed."""
+    return (node, suffix) if is_atomic(node) else ("(", node, ")", suffix)
+
+
+def keyword_added(call: cst.Call, name: str, value: str) -> tuple[cst.CSTNode, tuple[str | cst.CSTNode, ...]]:
+    """What to replace, and with which parts, to give ``call`` a ``name=value`` argument.
+
+    The new argument goes right after the last one (``f(a, b)`` becomes
+    ``f(a, b, device=x.device)``; a trailing comma stays after it), so the
+    call's own layout is kept.
+    """
+    if not call.args:
+        return call, (call.func, f"({name}={value})")
+    last = call.args[-1].value
+    return last, (last, f", {name}={value}")

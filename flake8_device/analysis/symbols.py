@@ -1,0 +1,209 @@
+"""Which names in a file are torch (and friends), and which classes are modules.
+
+Built once per file from the standard-library ``ast`` tree (flake8 hands it to
+plugins for free, and ``ast.parse`` is an order of magnitude faster than a
+LibCST parse), so the LibCST pass never needs the costly
+``QualifiedNameProvider``: a dotted name is resolved by looking its first
+component up in the import table.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+import libcst as cst
+
+from flake8_device.analysis import torch_api
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``torch.nn.Linear`` for the expression ``torch.nn.Linear``; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+_IMPORT_TIME_BLOCKS: tuple[type[ast.stmt], ...] = tuple(
+    t for t in (ast.If, ast.Try, getattr(ast, "TryStar", None), ast.With) if t is not None
+)
+
+
+def _module_level_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements executed at import time, looking inside if/try/with blocks."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, _IMPORT_TIME_BLOCKS):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _module_level_statements(getattr(statement, block, ()))
+            for handler in getattr(statement, "handlers", ()):
+                yield from _module_level_statements(handler.body)
+
+
+class Symbols:
+    """The import table of one file and the module classes it defines."""
+
+    def __init__(self, tree: ast.Module | None) -> None:
+        self.imports: dict[str, str] = {}
+        # Local class name -> dotted base names as written.
+        self._class_bases: dict[str, list[str]] = {}
+        self._module_classes: set[str] | None = None
+        if tree is None:
+            return
+        for statement in _module_level_statements(tree.body):
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.add_ast_import(statement)
+            elif isinstance(statement, ast.ClassDef):
+                self._add_class(statement)
+
+    # -- imports -------------------------------------------------------------
+    def add_ast_import(self, statement: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    self.imports[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    self.imports.setdefault(top, top)
+        elif statement.module and not statement.level:
+            for alias in statement.names:
+                if alias.name != "*":
+                    self.imports[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+
+    def add_cst_import(self, statement: cst.Import | cst.ImportFrom) -> None:
+        """Imports met inside functions while walking the LibCST tree."""
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                name = dotted_name(alias.name)
+                if name is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.imports[alias.asname.name.value] = name
+                else:
+                    top = name.split(".")[0]
+                    self.imports.setdefault(top, top)
+        elif (
+            statement.module is not None and not statement.relative and not isinstance(statement.names, cst.ImportStar)
+        ):
+            module = dotted_name(statement.module)
+            if module is None:
+                return
+            for alias in statement.names:
+                name = dotted_name(alias.name)
+                if name is None:
+                    continue
+                local = name
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                self.imports[local] = f"{module}.{name}"
+
+    def qualify_dotted(self, dotted: str | None) -> str | None:
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        target = self.imports.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """Fully qualified name of an imported name or attribute chain, else None."""
+        return self.qualify_dotted(dotted_name(node))
+
+    def alias_for(self, qualified: str) -> str | None:
+        """Shortest way to write ``qualified`` with this file's imports (``nn.ModuleList``)."""
+        best: str | None = None
+        for local, target in self.imports.items():
+            if qualified == target:
+                candidate = local
+            elif qualified.startswith(target + "."):
+                candidate = local + qualified[len(target) :]
+            else:
+                continue
+            if best is None or len(candidate) < len(best):
+                best = candidate
+        return best
+
+    @property
+    def uses_torch(self) -> bool:
+        return any(t == "torch" or t.startswith("torch.") for t in self.imports.values())
+
+    # -- classes -------------------------------------------------------------
+    def _add_class(self, node: ast.ClassDef) -> None:
+        self._class_bases[node.name] = [d for d in map(_ast_dotted, node.bases) if d]
+        for statement in node.body:
+            if isinstance(statement, ast.ClassDef):
+                self._add_class(statement)
+
+    def add_cst_class(self, node: cst.ClassDef) -> None:
+        """Classes defined inside functions, met while walking the LibCST tree."""
+        if node.name.value in self._class_bases:
+            return
+        self._class_bases[node.name.value] = [d for d in (dotted_name(a.value) for a in node.bases) if d]
+        self._module_classes = None
+
+    def _compute_module_classes(self) -> set[str]:
+        found: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, bases in self._class_bases.items():
+                if name in found:
+                    continue
+                for base in bases:
+                    qualified = self.qualify_dotted(base)
+                    if base in found or (qualified is not None and torch_api.is_nn_module_class(qualified)):
+                        found.add(name)
+                        changed = True
+                        break
+        return found
+
+    def is_local_module_class(self, name: str) -> bool:
+        if self._module_classes is None:
+            self._module_classes = self._compute_module_classes()
+        return name in self._module_classes
+
+    def is_lightning_module_class(self, name: str, _seen: frozenset[str] = frozenset()) -> bool:
+        for base in self._class_bases.get(name, ()):
+            qualified = self.qualify_dotted(base)
+            if qualified in torch_api.LIGHTNING_MODULE_BASES:
+                return True
+            if base in self._class_bases and base not in _seen and self.is_lightning_module_class(base, _seen | {name}):
+                return True
+        return False
+
+    def class_inherits(self, name: str, qualified_bases: frozenset[str], _seen: frozenset[str] = frozenset()) -> bool:
+        """Does local class ``name`` derive (directly or through local classes) from one of these?"""
+        for base in self._class_bases.get(name, ()):
+            if self.qualify_dotted(base) in qualified_bases:
+                return True
+            if (
+                base in self._class_bases
+                and base not in _seen
+                and self.class_inherits(base, qualified_bases, _seen | {name})
+            ):
+                return True
+        return False
+
+    def is_module_constructor(self, func: cst.BaseExpression) -> bool:
+        """Is ``func(...)`` building an ``nn.Module`` (a torch.nn class or a local subclass)?"""
+        if isinstance(func, cst.Name) and self.is_local_module_class(func.value):
+            return True
+        qualified = self.qualify(func)
+        return qualified is not None and torch_api.is_nn_module_class(qualified)

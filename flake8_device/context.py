@@ -1,0 +1,106 @@
+"""What a rule sees of the file it checks: one object, shared by every rule."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from flake8_device.analysis.classes import ClassInfo, ClassTable
+from flake8_device.analysis.symbols import Symbols
+from flake8_device.config import AnalysisConfig
+from flake8_device.model import Fix
+
+if TYPE_CHECKING:
+    from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.rule import Rule
+
+
+def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
+    """The source of ``node`` over the span PositionProvider gives it (own parentheses excluded)."""
+    if getattr(node, "lpar", None):
+        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]
+    return module.code_for_node(node)
+
+
+@dataclass
+class Report:
+    rule: type[Rule]
+    node: cst.CSTNode
+    fix: Fix | None
+    fields: dict[str, Any]
+
+
+@dataclass
+class FileContext:
+    module: cst.Module
+    symbols: Symbols
+    tree: ast.Module | None
+    config: AnalysisConfig
+    reports: list[Report] = field(default_factory=list)
+    # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
+    scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
+
+    def add_report(self, rule: Rule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
+        self.reports.append(Report(type(rule), node, fix, fields))
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        """The source of ``node`` (own outer parentheses excluded), for analysis.
+
+        Continuation lines lose their block indentation here, so fixes never
+        build text from it: they name nodes and the engine copies the original.
+        """
+        return code_without_parens(self.module, node)
+
+    def describe(self, node: cst.CSTNode, limit: int = 60) -> str:
+        """``node`` on one line, shortened, for messages."""
+        text = " ".join(self.code_for(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    # -- scopes ---------------------------------------------------------------
+    @property
+    def current_function(self) -> cst.FunctionDef | None:
+        for scope in reversed(self.scopes):
+            if isinstance(scope, cst.FunctionDef):
+                return scope
+        return None
+
+    @property
+    def current_class(self) -> cst.ClassDef | None:
+        """The class whose body holds the current function (None inside a plain function)."""
+        if (
+            len(self.scopes) >= 2
+            and isinstance(self.scopes[-1], cst.FunctionDef)
+            and isinstance(self.scopes[-2], cst.ClassDef)
+        ):
+            return self.scopes[-2]
+        if self.scopes and isinstance(self.scopes[-1], cst.ClassDef):
+            return self.scopes[-1]
+        return None
+
+    def in_method_of_module(self, *names: str) -> bool:
+        """Inside a method (optionally one of ``names``) of an ``nn.Module`` subclass."""
+        function = self.current_function
+        owner = self.current_class
+        if function is None or owner is None or self.scopes[-1] is not function:
+            return False
+        if names and function.name.value not in names:
+            return False
+        return self.symbols.is_local_module_class(owner.name.value)
+
+    # -- shared analyses, computed on first use --------------------------------
+    @cached_property
+    def classes(self) -> ClassTable:
+        return ClassTable(self.tree)
+
+    def class_info(self, node: cst.ClassDef) -> ClassInfo | None:
+        return self.classes.get(node.name.value)
+
+    @cached_property
+    def flow(self) -> FlowAnalysis:
+        from flake8_device.analysis.flow import FlowAnalysis
+
+        return FlowAnalysis(self)

@@ -1,0 +1,369 @@
+"""The engine: source text in, violations (and fixed text) out.
+
+This is the only place that parses, runs rules, applies ``# noqa`` and applies
+fixes; the flake8 plugin, the CLI and the codemod are thin layers over it, so
+they report the same violations at the same positions.
+
+Per file: one ``ast`` parse (or flake8's tree), a text prefilter, one LibCST
+parse of the units some enabled rule could fire in (see :mod:`.units`), one
+walk calling every enabled rule, and positions resolved only when something
+was reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from flake8_device import noqa, walk
+from flake8_device.analysis.symbols import Symbols
+from flake8_device.config import AnalysisConfig
+from flake8_device.context import FileContext, Report
+from flake8_device.model import FixSafety, InsertImport, ReplaceNode, TextEdit, Violation
+from flake8_device.rule import Rule
+from flake8_device.source import LineIndex
+from flake8_device.units import SparseSource, UnitIndex
+
+MAX_FIX_ROUNDS = 10
+
+
+@dataclass
+class LintResult:
+    violations: list[Violation] = field(default_factory=list)
+    # A reason the file could not be checked at all (syntax error, too deep, ...).
+    error: str | None = None
+    # A rule that crashed on this file: "DEV101 (name) crashed: ValueError: ..." (others still ran).
+    internal_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FixResult:
+    text: str
+    applied: int
+    remaining: LintResult
+    # Fixes refused because their result did not parse (reported, never written).
+    refused: list[str] = field(default_factory=list)
+
+
+def _syntax_error_message(error: SyntaxError) -> str:
+    where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+    return f"syntax error at {where}: {error.msg}"
+
+
+def parse_ast(text: str) -> tuple[ast.Module | None, str | None]:
+    """The stdlib tree, or a one-line reason it could not be built."""
+    try:
+        return ast.parse(text), None
+    except SyntaxError as error:
+        return None, _syntax_error_message(error)
+    except (ValueError, TypeError) as error:  # null bytes
+        return None, f"cannot parse: {error}"
+    except (RecursionError, MemoryError):
+        return None, "too deeply nested to analyse (the file was skipped)"
+
+
+class Engine:
+    """Runs a fixed set of rule classes over source texts."""
+
+    def __init__(
+        self,
+        rules: Sequence[type[Rule]],
+        config: AnalysisConfig | None = None,
+        *,
+        select_units: bool = True,
+    ) -> None:
+        self.rules = tuple(rules)
+        self.config = config or AnalysisConfig()
+        # Turning unit selection off parses whole files (the test suite checks both agree).
+        self.select_units = select_units
+
+    # -- linting --------------------------------------------------------------
+    def lint(self, text: str, *, tree: ast.Module | None = None, honour_noqa: bool = False) -> LintResult:
+        if tree is None:
+            tree, error = parse_ast(text)
+            if tree is None:
+                return LintResult(error=error)
+        if honour_noqa and noqa.file_is_exempt(text):
+            return LintResult()
+        candidates = self._rules_with_markers(text)
+        if not candidates:
+            return LintResult()
+        index = LineIndex(text)
+        sparse = self._sparse_source(tree, index, candidates)
+        if sparse is None:
+            return LintResult()
+        module, sparse, error = self._parse(sparse, index)
+        if module is None:
+            return LintResult(error=error)
+        result = self._run_rules(module, sparse, tree, index, candidates)
+        if honour_noqa and result.violations:
+            result.violations = noqa.filter_violations(text, result.violations)
+        return result
+
+    def _rules_with_markers(self, text: str) -> list[type[Rule]]:
+        found: dict[re.Pattern[str], bool] = {}
+
+        def present(pattern: re.Pattern[str]) -> bool:
+            hit = found.get(pattern)
+            if hit is None:
+                hit = found[pattern] = pattern.search(text) is not None
+            return hit
+
+        return [r for r in self.rules if all(present(p) for p in r.marker_spec.patterns)]
+
+    def _sparse_source(self, tree: ast.Module, index: LineIndex, rules: Sequence[type[Rule]]) -> SparseSource | None:
+        if not self.select_units:
+            return SparseSource(index.text, [], complete=True)
+        units = UnitIndex(tree)
+        selected = units.select(index, (r.marker_spec for r in rules))
+        if not selected:
+            return None
+        return units.sparse_source(index, selected)
+
+    @staticmethod
+    def _parse(sparse: SparseSource, index: LineIndex) -> tuple[cst.Module | None, SparseSource, str | None]:
+        try:
+            return cst.parse_module(sparse.text), sparse, None
+        except cst.ParserSyntaxError as error:
+            if not sparse.complete:
+                # The cut program did not parse (an odd layout the unit index
+                # did not foresee): fall back to the whole file.
+                return Engine._parse(SparseSource(index.text, [], complete=True), index)
+            return None, sparse, f"LibCST cannot parse this file: {error.message} (line {error.raw_line})"
+        except RecursionError:
+            return None, sparse, "too deeply nested to analyse (the file was skipped)"
+
+    def _run_rules(
+        self,
+        module: cst.Module,
+        sparse: SparseSource,
+        tree: ast.Module,
+        index: LineIndex,
+        rules: Sequence[type[Rule]],
+    ) -> LintResult:
+        result = LintResult()
+        try:
+            reports = self._walk(module, tree, rules)
+        except Exception:  # noqa: BLE001 - isolate the failing rule, keep the others
+            reports = []
+            for rule in rules:
+                try:
+                    reports.extend(self._walk(module, tree, [rule]))
+                except RecursionError:
+                    result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
+                except Exception as error:  # noqa: BLE001
+                    result.internal_errors.append(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
+        if reports:
+            result.violations = self._violations(module, sparse, index, reports)
+        return result
+
+    def _walk(self, module: cst.Module, tree: ast.Module, rules: Iterable[type[Rule]]) -> list[Report]:
+        ctx = FileContext(module=module, symbols=Symbols(tree), tree=tree, config=self.config)
+        instances = [rule(ctx) for rule in rules]
+        table = walk.visitor_table(r.bound_visitors() for r in instances)
+        scopes = ctx.scopes
+
+        def before_visit(node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+                scopes.append(node)
+                if isinstance(node, cst.ClassDef) and len(scopes) > 1:
+                    ctx.symbols.add_cst_class(node)
+            elif isinstance(node, (cst.Import, cst.ImportFrom)) and scopes:
+                ctx.symbols.add_cst_import(node)
+
+        def after_leave(node: cst.CSTNode) -> None:
+            if scopes and node is scopes[-1]:
+                scopes.pop()
+
+        walk.walk(module, table, before_visit, after_leave)
+        return ctx.reports
+
+    # -- positions and fixes ----------------------------------------------------
+    def _violations(
+        self, module: cst.Module, sparse: SparseSource, index: LineIndex, reports: list[Report]
+    ) -> list[Violation]:
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        seen: set[tuple[int, int, str]] = set()
+        violations: list[Violation] = []
+        for report in reports:
+            where = positions.get(report.node)
+            if where is None:
+                continue
+            line = sparse.original_line(where.start.line)
+            col = where.start.column
+            key = (line, col, report.rule.code)
+            if key in seen:
+                continue
+            seen.add(key)
+            edits: tuple[TextEdit, ...] = ()
+            title = None
+            safety = FixSafety.NONE
+            if report.fix is not None:
+                title, safety = report.fix.title, report.fix.safety
+                edits = self._text_edits(sparse, index, positions, report)
+            violations.append(
+                Violation(
+                    line=line,
+                    col=col,
+                    code=report.rule.code,
+                    message=report.rule.message.format(**report.fields),
+                    fix_title=title,
+                    fix_safety=safety,
+                    text_edits=edits,
+                )
+            )
+        violations.sort()
+        return violations
+
+    def _text_edits(
+        self, sparse: SparseSource, index: LineIndex, positions: Mapping[cst.CSTNode, CodeRange], report: Report
+    ) -> tuple[TextEdit, ...]:
+        assert report.fix is not None
+
+        def span(node: cst.CSTNode, *, outer: bool) -> tuple[int, int] | None:
+            """Offsets of ``node`` in the original text; ``outer`` includes its own parentheses."""
+            where = positions.get(node)
+            lpar, rpar = getattr(node, "lpar", ()), getattr(node, "rpar", ())
+            if outer and lpar and rpar:
+                first, last = positions.get(lpar[0]), positions.get(rpar[-1])
+                if first is None or last is None:
+                    return None
+                where = CodeRange(first.start, last.end)
+            if where is None:
+                return None
+            start_line = sparse.original_line(where.start.line)
+            end_line = sparse.original_line(where.end.line)
+            if end_line - start_line != where.end.line - where.start.line:
+                return None  # the node spans dropped lines: never edit blind
+            return index.offset(start_line, where.start.column), index.offset(end_line, where.end.column)
+
+        edits: list[TextEdit] = []
+        for edit in report.fix.edits:
+            if isinstance(edit, ReplaceNode):
+                # The replaced span takes the node's own parentheses; copied parts do not,
+                # so ``(a + 1).numpy()`` can become ``(a + 1).cpu().numpy()``.
+                target = span(edit.node, outer=True)
+                if target is None:
+                    return ()
+                text = []
+                for part in edit.parts:
+                    if isinstance(part, str):
+                        text.append(part)
+                        continue
+                    source = span(part, outer=False)
+                    if source is None:
+                        return ()
+                    text.append(index.text[source[0] : source[1]])
+                edits.append(TextEdit(target[0], target[1], "".join(text)))
+            elif isinstance(edit, InsertImport):
+                insertion = import_insertion(index, edit.statement)
+                if insertion is not None:
+                    edits.append(insertion)
+        return tuple(edits)
+
+    # -- fixing -------------------------------------------------------------------
+    def fix(self, text: str, *, unsafe_fixes: bool = False, honour_noqa: bool = True) -> FixResult:
+        applied = 0
+        refused: list[str] = []
+        for _ in range(MAX_FIX_ROUNDS):
+            result = self.lint(text, honour_noqa=honour_noqa)
+            chosen = choose_edits(
+                v for v in result.violations if v.fixable and v.fix_safety.applies(unsafe_fixes=unsafe_fixes)
+            )
+            if not chosen:
+                return FixResult(text, applied, result, refused)
+            new_text = apply_edits(text, [e for v in chosen for e in v.text_edits])
+            if parses(new_text):
+                text = new_text
+                applied += len(chosen)
+                continue
+            # Try each fix alone; keep those that leave the program parseable.
+            progress = False
+            for violation in chosen:
+                candidate = apply_edits(text, list(violation.text_edits))
+                if parses(candidate):
+                    text, applied, progress = candidate, applied + 1, True
+                    break
+                refused.append(
+                    f"{violation.line}:{violation.col + 1}: {violation.code} fix skipped: its result does not parse"
+                )
+            if not progress:
+                break
+        return FixResult(text, applied, self.lint(text, honour_noqa=honour_noqa), refused)
+
+
+def _overlap(a: TextEdit, b: TextEdit) -> bool:
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start and a.text != b.text
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
+
+
+def choose_edits(violations: Iterable[Violation]) -> list[Violation]:
+    """Fixes whose edits do not overlap, earliest first (later ones wait for the next round)."""
+    chosen: list[Violation] = []
+    taken: list[TextEdit] = []
+    for violation in sorted(violations, key=lambda v: min(e.start for e in v.text_edits)):
+        if any(_overlap(edit, other) for edit in violation.text_edits for other in taken):
+            continue
+        chosen.append(violation)
+        taken.extend(violation.text_edits)
+    return chosen
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    unique = sorted(set(edits), key=lambda e: (e.start, e.end), reverse=True)
+    for edit in unique:
+        text = text[: edit.start] + edit.text + text[edit.end :]
+    return text
+
+
+def parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+        cst.parse_module(text)
+    except (SyntaxError, ValueError, cst.ParserSyntaxError, RecursionError):
+        return False
+    return True
+
+
+_FIRST_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def import_insertion(index: LineIndex, statement: str) -> TextEdit | None:
+    """Where to add ``statement``: after the last top-level import (or docstring), once."""
+    text = index.text
+    if re.search(rf"^{re.escape(statement)}[ \t]*(#.*)?$", text, re.M):
+        return None
+    newline_match = _FIRST_NEWLINE.search(text)
+    newline = newline_match.group() if newline_match else "\n"
+    tree, _ = parse_ast(text)
+    if tree is None:
+        return None
+    line = 0
+    for position, node in enumerate(tree.body):
+        is_docstring = (
+            position == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+        if not (is_docstring or isinstance(node, (ast.Import, ast.ImportFrom))):
+            break
+        line = node.end_lineno or node.lineno
+    if line == 0:
+        return TextEdit(0, 0, statement + newline)
+    if line >= index.line_count:
+        offset = len(text)
+        prefix = "" if text.endswith(("\n", "\r")) else newline
+        return TextEdit(offset, offset, prefix + statement + newline)
+    offset = index.starts[line]
+    return TextEdit(offset, offset, statement + newline)

@@ -1,0 +1,111 @@
+"""The rule model: a rule is a small class carrying its code, docs and checks."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import libcst as cst
+
+from flake8_device.model import Fix, FixSafety
+from flake8_device.units import MarkerSpec
+
+if TYPE_CHECKING:
+    from flake8_device.context import FileContext
+
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
+
+
+class Rule:
+    """Base class of every rule.
+
+    Subclasses set the class attributes below and define LibCST-style
+    ``visit_<Node>`` / ``leave_<Node>`` methods; the engine calls them during
+    its single walk over the file (see :mod:`flake8_device.walk`), with
+    ``self.ctx`` giving the shared analysis (names, scopes, device flow).
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    # One sentence, code in backticks, no trailing period; ``{fields}`` are filled by ``report``.
+    message: ClassVar[str]
+    # Imperative, e.g. "Move the new submodule to `{device}`"; None when there is no fix.
+    fix_title: ClassVar[str | None] = None
+    fix_safety: ClassVar[FixSafety] = FixSafety.NONE
+    default_enabled: ClassVar[bool] = True
+    # Regular expressions that must all match inside one unit of code (a function,
+    # a method, the top-level statements) for the rule to be able to fire there.
+    markers: ClassVar[tuple[str, ...]] = ()
+    # Keep the whole enclosing class when one of its methods matches the markers.
+    needs_whole_class: ClassVar[bool] = False
+
+    # Derived from the above when the class is defined.
+    marker_spec: ClassVar[MarkerSpec]
+    family: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.marker_spec = MarkerSpec(
+            patterns=tuple(re.compile(m) for m in cls.markers),
+            whole_class=cls.needs_whole_class,
+        )
+        cls.family = cls.__module__.rsplit(".", 1)[-1]
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def report(self, node: cst.CSTNode, *, fix: Fix | None = None, **fields: Any) -> None:
+        self.ctx.add_report(self, node, fix, fields)
+
+    def make_fix(self, *edits: Any, safety: FixSafety | None = None, **fields: Any) -> Fix:
+        """A fix with this rule's title and safety (overridable, e.g. down to display-only)."""
+        assert self.fix_title is not None, f"{self.code} has no fix title"
+        return Fix(
+            title=self.fix_title.format(**fields),
+            safety=safety or self.fix_safety,
+            edits=tuple(edits),
+        )
+
+    # -- class-level helpers used by the registry, docs and the walker -------
+    @classmethod
+    def visitor_method_names(cls) -> tuple[str, ...]:
+        cached = cls.__dict__.get("_visitor_method_names")
+        if cached is None:
+            cached = tuple(
+                name
+                for name, member in inspect.getmembers(cls, inspect.isfunction)
+                if name.startswith(("visit_", "leave_"))
+            )
+            cls._visitor_method_names = cached  # type: ignore[attr-defined]
+        return cached
+
+    def bound_visitors(self) -> dict[str, Callable[[cst.CSTNode], Any]]:
+        return {name: getattr(self, name) for name in self.visitor_method_names()}
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """The docstring split into its fixed sections (What it does, ..., Fix safety)."""
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        sections: dict[str, str] = {}
+        current: str | None = None
+        lines: list[str] = []
+        for line in doc.splitlines():
+            heading = re.fullmatch(r"## (.+)", line.strip())
+            if heading and heading.group(1) in DOC_SECTIONS:
+                if current is not None:
+                    sections[current] = "\n".join(lines).strip()
+                current, lines = heading.group(1), []
+            else:
+                lines.append(line)
+        if current is not None:
+            sections[current] = "\n".join(lines).strip()
+        return sections
+
+    @classmethod
+    def code_block(cls, section: str) -> str:
+        """The Python code block of a docstring section (Example, Use instead)."""
+        text = cls.doc_sections().get(section, "")
+        match = re.search(r"```python\n(.*?)```", text, re.S)
+        return match.group(1) if match else ""

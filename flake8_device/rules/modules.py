@@ -1,0 +1,439 @@
+"""DEV1xx: module placement — state that does not follow ``module.to(device)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from flake8_device.analysis import flow as events
+from flake8_device.analysis import patterns, torch_api
+from flake8_device.model import FixSafety, InsertImport, ReplaceNode
+from flake8_device.rule import Rule
+
+_FACTORY_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
+FACTORY_CALL_MARKER = rf"\b(?:{_FACTORY_NAMES})\s*\("
+_STATEFUL_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.STATEFUL_NN_MODULES}))
+
+
+def _nn_name(rule: Rule, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
+    """How to write ``torch.nn.X`` in this file, and the import that needs (if any)."""
+    alias = rule.ctx.symbols.alias_for(qualified)
+    if alias is not None:
+        return alias, ()
+    return qualified, (InsertImport("import torch"),)
+
+
+class SubmoduleAssignedAfterMove(Rule):
+    """Submodule or parameter attached after the model was moved.
+
+    ## What it does
+    Finds a module that was moved (`model.to(device)`, `model =
+    model.to(device)`, `model.cuda()`; a move in both arms of an `if`/`else`
+    counts) and then given a new submodule, parameter, buffer or tensor that is
+    not moved: `model.head = nn.Linear(...)`, `model.classifier[6] = ...`,
+    `setattr(model, name, ...)`, `model.add_module(...)`,
+    `model.blocks.append(...)`, `model.register_buffer(...)`,
+    `model.w = nn.Parameter(...)`; unless the module is moved again before it
+    is used.
+
+    ## Why is this bad?
+    `.to()` moves what the module holds at that moment. Whatever is attached
+    afterwards stays on the CPU, and the first forward fails with `Expected all
+    tensors to be on the same device` (or, for an optimizer built from
+    `model.parameters()`, the new layer trains on the wrong device).
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU())
+    model.to(device)
+    model.out_head = nn.Linear(8, 2)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU())
+    model.to(device)
+    model.out_head = nn.Linear(8, 2).to(device)
+    ```
+
+    ## Fix safety
+    Safe: the fix moves the new object with the same expression the module was
+    moved with (for `nn.Parameter(t)`, the tensor inside, so it stays a
+    parameter). When the earlier moves disagree (different devices in the two
+    branches) no fix is offered.
+    """
+
+    code = "DEV101"
+    name = "submodule-assigned-after-move"
+    message = "`{attached}` is attached to `{owner}` after `{owner}` was moved, so it stays on the CPU"
+    fix_title = "Move it too: `{move}`"
+    fix_safety = FixSafety.SAFE
+    markers = (
+        r"\.(?:to|cuda)\s*\(",
+        r"(?:\.\w+|\w\[[^\]\n]*\])\s*=[^=]|setattr\s*\(|"
+        r"\.(?:add_module|register_module|register_parameter|register_buffer|append|insert)\s*\(",
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.AttachAfterMove):
+            attached = event.attached
+            move = event.owner_value.move
+            fix = None
+            if move is not None:
+                moved = self._moved_part(attached)
+                fix = self.make_fix(ReplaceNode(moved, *patterns.appended(moved, move)), move=move)
+            self.report(attached, fix=fix, attached=self.ctx.describe(attached), owner=event.owner)
+
+    def _moved_part(self, attached: cst.BaseExpression) -> cst.BaseExpression:
+        """What to move: the tensor inside ``nn.Parameter(...)`` (so it stays a parameter), else the value."""
+        if isinstance(attached, cst.Call) and self.ctx.symbols.qualify(attached.func) in torch_api.PARAMETER_CLASSES:
+            first = patterns.positional(attached, 0)
+            if first is not None:
+                return first.value
+        return attached
+
+
+class TensorAttributeNotRegistered(Rule):
+    """Plain tensor attribute in a module.
+
+    ## What it does
+    Finds tensors stored on a module as plain attributes in `__init__`
+    (`self.mask = torch.tril(torch.ones(n, n))`), instead of as a buffer or
+    a parameter.
+
+    ## Why is this bad?
+    `module.to(device)`, `.cuda()` and `.half()` only move registered state.
+    A plain tensor attribute stays where it was made (usually the CPU), and the
+    first `forward` on the accelerator fails with `Expected all tensors to be on
+    the same device`. It is also missing from `state_dict()`.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+
+    class CausalMask(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.mask = torch.tril(torch.ones(n, n))
+
+        def forward(self, scores):
+            return scores.masked_fill(self.mask == 0, float("-inf"))
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+
+    class CausalMask(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)
+
+        def forward(self, scores):
+            return scores.masked_fill(self.mask == 0, float("-inf"))
+    ```
+
+    ## Fix safety
+    Safe. The fix registers the tensor with `persistent=False`, so
+    `state_dict()` and checkpoints stay exactly as they were; the tensor now
+    follows `.to()`, `.cuda()` and (for floating-point tensors) dtype casts such
+    as `.half()`, like every other buffer. The fix is only offered where it is
+    valid: after `super().__init__()`, for an attribute assigned once in
+    `__init__`.
+    """
+
+    code = "DEV102"
+    name = "tensor-attribute-not-registered"
+    message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
+    fix_title = "Register `{target}` with `self.register_buffer(..., persistent=False)`"
+    fix_safety = FixSafety.SAFE
+    markers = (r"def __init__\b", FACTORY_CALL_MARKER)
+    needs_whole_class = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self.ctx.in_method_of_module("__init__"):
+            return
+        owner = self.ctx.current_class
+        assert owner is not None
+        if self.ctx.symbols.class_inherits(
+            owner.name.value, frozenset({"torchmetrics.Metric", "torchmetrics.metric.Metric"})
+        ):
+            return  # DEV5xx's add_state rule covers metric state
+        info = self.ctx.class_info(owner)
+        if info is None or info.custom_move:
+            return
+        self_name = patterns.first_param_name(node)
+        seen_super = False
+        for statement in patterns.body_statements(node):
+            if patterns.calls_super_init(statement):
+                seen_super = True
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, value = small.targets[0].target, small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    target, value = small.target, small.value
+                else:
+                    continue
+                attr = patterns.self_attribute(target, self_name)
+                if attr is None or info.holds_state(attr) or attr in info.managed_by_hand:
+                    continue
+                factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
+                if factory is None:
+                    continue
+                qualified = self.ctx.symbols.qualify(factory.func) or ""
+                if value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
+                    continue  # a 0-dim CPU tensor mixes legally with device tensors
+                fix = None
+                if seen_super and isinstance(small, cst.Assign) and info.init_assignment_count.get(attr, 0) == 1:
+                    fix = self.make_fix(
+                        ReplaceNode(small, f'{self_name}.register_buffer("{attr}", ', value, ", persistent=False)"),
+                        target=f"{self_name}.{attr}",
+                    )
+                self.report(target, fix=fix, target=f"{self_name}.{attr}")
+
+
+class ModuleListNotRegistered(Rule):
+    """Python list or dict of modules in a module.
+
+    ## What it does
+    Finds submodules or parameters kept in a plain Python `list`, `tuple` or
+    `dict` attribute of a module (`self.layers = [nn.Linear(d, d) for _ in
+    range(n)]`).
+
+    ## Why is this bad?
+    `nn.Module` only registers modules and parameters assigned directly or
+    held by `nn.ModuleList` / `nn.ModuleDict` / `nn.ParameterList` /
+    `nn.ParameterDict`. Modules in a plain list are not moved by
+    `model.to(device)` (so the first forward on the accelerator fails), not
+    returned by `model.parameters()` (so the optimizer never trains them), and
+    not saved in `state_dict()`.
+
+    ## Example
+    ```python
+    from torch import nn
+
+
+    class Tower(nn.Module):
+        def __init__(self, dim, depth):
+            super().__init__()
+            self.layers = [nn.Linear(dim, dim) for _ in range(depth)]
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    from torch import nn
+
+
+    class Tower(nn.Module):
+        def __init__(self, dim, depth):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+    ```
+
+    ## Fix safety
+    Unsafe. Wrapping the container registers its contents, which is the point,
+    but it changes `parameters()`, `state_dict()` keys (old checkpoints no
+    longer load without renaming) and what the optimizer trains. A `dict` is
+    only rewritten when all its keys are string literals (`nn.ModuleDict`
+    requires string keys); otherwise the fix is shown but not applied.
+    """
+
+    code = "DEV103"
+    name = "module-list-not-registered"
+    message = "`{target}` keeps {what} in a plain Python {container}: they are not moved, trained or saved"
+    fix_title = "Wrap the {container} in `{wrapper}`"
+    fix_safety = FixSafety.UNSAFE
+    markers = (r"\.\w+\s*(?::[^=\n]+)?=\s*[\[{(]",)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self.ctx.in_method_of_module():
+            return
+        owner = self.ctx.current_class
+        assert owner is not None
+        info = self.ctx.class_info(owner)
+        self_name = patterns.first_param_name(node)
+        for statement in patterns.body_statements(node):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, value = small.targets[0].target, small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    target, value = small.target, small.value
+                else:
+                    continue
+                attr = patterns.self_attribute(target, self_name)
+                if attr is None or (info is not None and info.assignment_count.get(attr, 0) > 1):
+                    continue  # assigned again (often wrapped) elsewhere
+                self._check(small, value, f"{self_name}.{attr}")
+
+    def _elements(self, value: cst.BaseExpression) -> tuple[list[cst.BaseExpression], str] | None:
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("list", "tuple")
+            and len(value.args) == 1
+            and isinstance(value.args[0].value, (cst.GeneratorExp, cst.ListComp))
+            and self.ctx.symbols.imports.get(value.func.value) is None
+        ):
+            return [value.args[0].value.elt], value.func.value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            items = [e.value for e in value.elements if isinstance(e, cst.Element)]
+            if len(items) != len(value.elements):
+                return None
+            return items, "list" if isinstance(value, cst.List) else "tuple"
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return [value.elt], "list"
+        if isinstance(value, cst.Dict):
+            items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+            if len(items) != len(value.elements):
+                return None
+            return items, "dict"
+        if isinstance(value, cst.DictComp):
+            return [value.value], "dict"
+        return None
+
+    def _kind(self, element: cst.BaseExpression) -> str | None:
+        if not isinstance(element, cst.Call):
+            return None
+        if self.ctx.symbols.is_module_constructor(element.func):
+            return "module"
+        if self.ctx.symbols.qualify(element.func) in torch_api.PARAMETER_CLASSES:
+            return "parameter"
+        return None
+
+    @staticmethod
+    def _container_parts(value: cst.BaseExpression) -> tuple[str | cst.CSTNode, ...]:
+        """The argument for ``nn.ModuleList(...)``: tuples become lists, ``list(g)`` becomes ``g``."""
+        if isinstance(value, cst.Call):
+            return (value.args[0].value,)
+        return ("[", value, "]") if isinstance(value, cst.Tuple) else (value,)
+
+    def _check(self, statement: cst.Assign | cst.AnnAssign, value: cst.BaseExpression, target: str) -> None:
+        found = self._elements(value)
+        if found is None:
+            return
+        elements, container = found
+        kinds = {self._kind(e) for e in elements}
+        if not elements or len(kinds) != 1 or None in kinds:
+            return
+        kind = kinds.pop()
+        base = ("Module" if kind == "module" else "Parameter") + ("Dict" if container == "dict" else "List")
+        wrapper, imports = _nn_name(self, f"torch.nn.{base}")
+        safety = None
+        if container == "dict" and not _string_keys(value):
+            safety = FixSafety.DISPLAY_ONLY
+        # The whole statement is rewritten so a parenthesised tuple loses its parentheses.
+        if isinstance(statement, cst.Assign):
+            head: tuple[str | cst.CSTNode, ...] = (statement.targets[0].target,)
+        else:
+            head = (statement.target, ": ", statement.annotation.annotation)
+        fix = self.make_fix(
+            ReplaceNode(statement, *head, f" = {wrapper}(", *self._container_parts(value), ")"),
+            *imports,
+            safety=safety,
+            container=container,
+            wrapper=wrapper,
+        )
+        what = "modules" if kind == "module" else "parameters"
+        self.report(value, fix=fix, target=target, what=what, container=container)
+
+
+def _string_keys(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and patterns.is_string(e.key) for e in value.elements)
+    return False
+
+
+class ModuleCreatedInForward(Rule):
+    """A module built inside `forward`.
+
+    ## What it does
+    Finds layers with parameters or buffers (`nn.Linear`, `nn.Conv2d`,
+    `nn.BatchNorm2d`, ...) constructed inside a module's `forward`, such as
+    `nn.BatchNorm2d(c)(x)`.
+
+    ## Why is this bad?
+    A module built in `forward` is created on the CPU at every call, so on an
+    accelerator the call fails with `Input type (torch.cuda.FloatTensor) and
+    weight type (torch.FloatTensor) should be the same`. Even where it runs, its
+    weights are fresh random values each step, never trained or saved.
+
+    ## Example
+    ```python
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def forward(self, x):
+            return nn.BatchNorm2d(x.shape[1])(x)
+    ```
+
+    ## Use instead
+    ```python
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.norm = nn.BatchNorm2d(channels)
+
+        def forward(self, x):
+            return self.norm(x)
+    ```
+
+    ## Fix safety
+    Display-only. Moving the layer to `__init__` needs its constructor
+    arguments there, which often depend on the input's shape; the fix is
+    described, never applied.
+    """
+
+    code = "DEV104"
+    name = "module-created-in-forward"
+    message = "`{call}` builds a new layer with its parameters on the CPU at every `forward` call"
+    fix_title = "Build `{call}` once in `__init__` and call the stored layer in `forward`"
+    fix_safety = FixSafety.DISPLAY_ONLY
+    markers = (r"def forward\b", rf"\b(?:{_STATEFUL_NAMES})\s*\(")
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._moved: set[cst.Call] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        base = patterns.receiver(node)
+        if isinstance(base, cst.Call) and patterns.method_name(node) in ("to", "cuda"):
+            self._moved.add(base)  # ``nn.Linear(a, b).to(x.device)``: placed, if wasteful
+            return
+        if node in self._moved or patterns.keyword(node, "device") is not None:
+            return
+        if not self.ctx.in_method_of_module("forward"):
+            return
+        qualified = self.ctx.symbols.qualify(node.func)
+        if qualified not in torch_api.STATEFUL_NN_MODULES:
+            return
+        call = self.ctx.describe(node.func) + "(...)"
+        self.report(node.func, fix=self.make_fix(call=call), call=call)

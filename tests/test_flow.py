@@ -1,0 +1,274 @@
+"""The device-flow analysis on its own: values, branches, loops, aliases, and silence when unsure."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+import pytest
+
+from flake8_device.analysis import flow
+from flake8_device.analysis.flow import FlowAnalysis, Kind
+from flake8_device.analysis.symbols import Symbols
+from flake8_device.config import AnalysisConfig
+from flake8_device.context import FileContext
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+
+def analyse(body: str, config: AnalysisConfig | None = None) -> FlowAnalysis:
+    source = HEADER + textwrap.dedent(body)
+    tree = ast.parse(source)
+    module = cst.parse_module(source)
+    ctx = FileContext(module=module, symbols=Symbols(tree), tree=tree, config=config or AnalysisConfig())
+    return ctx.flow
+
+
+def module_env(body: str) -> dict[str, flow.Value]:
+    analysis = analyse(body)
+    return analysis.final_env[analysis.ctx.module]
+
+
+def kinds(body: str) -> dict[str, Kind]:
+    return {name: value.kind for name, value in module_env(body).items()}
+
+
+def event_types(body: str) -> list[str]:
+    return [type(e).__name__ for e in analyse(body).events]
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("x = torch.zeros(3)", Kind.HOST),
+        ("x = torch.arange(5).float()", Kind.HOST),
+        ("x = torch.ones(3, device='cpu')", Kind.HOST),
+        ("x = torch.ones(3, device=device)", Kind.ACCEL),
+        ("x = torch.ones(3, device='cuda:1')", Kind.ACCEL),
+        ("x = torch.ones(3).to(device)", Kind.ACCEL),
+        ("x = torch.ones(3).cuda()", Kind.ACCEL),
+        ("x = torch.ones(3).to(0)", Kind.ACCEL),
+        ("x = torch.ones(3).to(args.device)", Kind.ACCEL),
+        ("x = torch.ones(3).to(device).cpu()", Kind.HOST),
+        ("x = torch.ones(3).to('cpu')", Kind.HOST),
+        ("x = torch.ones(3).to(torch.float16)", Kind.HOST),
+        ("x = torch.ones(3).to(dtype=torch.float16)", Kind.HOST),
+        ("x = torch.ones(3).to(something)", Kind.UNKNOWN),
+        ("x = torch.ones(3).to(device).shape", Kind.NEUTRAL),
+        ("x = torch.ones(3).to(device).sum().item()", Kind.NEUTRAL),
+        ("x = make()", Kind.UNKNOWN),
+        ("x = 3", Kind.NEUTRAL),
+    ],
+)
+def test_values(line: str, kind: Kind) -> None:
+    assert kinds(line)["x"] is kind
+
+
+def test_device_variable_bound_to_cpu_string_is_host() -> None:
+    assert kinds("device = 'cpu'\nx = torch.ones(3).to(device)")["x"] is Kind.HOST
+
+
+def test_same_as_follows_its_partner() -> None:
+    env = kinds(
+        """
+        a = torch.ones(3).to(device)
+        b = torch.zeros_like(a)
+        c = a.new_zeros(3)
+        d = torch.ones(3).to(a.device)
+        e = torch.ones(3, device=a.device)
+        h = torch.ones(3)
+        f = torch.ones(3).to(h.device)
+        """
+    )
+    assert [env[n] for n in "bcdef"] == [Kind.ACCEL] * 4 + [Kind.HOST]
+
+
+def test_branches_join() -> None:
+    env = kinds(
+        """
+        a = torch.ones(3)
+        b = torch.ones(3)
+        c = torch.ones(3)
+        if flag:
+            a = a.to(device)
+            b = b.to(device)
+        else:
+            a = a.cuda()
+        """
+    )
+    assert env["a"] is Kind.ACCEL  # moved in both arms
+    assert env["b"] is Kind.UNKNOWN  # moved in one arm only
+    assert env["c"] is Kind.HOST
+
+
+def test_a_branch_that_returns_does_not_weaken_the_other() -> None:
+    analysis = analyse(
+        """
+        def f(flag, device):
+            a = torch.ones(3)
+            if flag:
+                return None
+            else:
+                a = a.to(device)
+            return a
+        """
+    )
+    function = next(node for node in analysis.final_env if isinstance(node, cst.FunctionDef))
+    assert analysis.final_env[function]["a"].kind is Kind.ACCEL
+
+
+def test_loop_carried_values_are_joined_before_events_are_recorded() -> None:
+    # On the first iteration `acc` is on the host; after one iteration it is on the device.
+    body = """
+        acc = torch.zeros(3)
+        for step in range(3):
+            acc = acc + torch.ones(3).to(device)
+            acc = acc.to(device)
+        """
+    assert event_types(body) == []
+    assert kinds(body)["acc"] is Kind.UNKNOWN
+
+
+def test_loader_batches_are_on_the_host_and_unpack() -> None:
+    analysis = analyse(
+        """
+        def train(model, train_loader, device):
+            model.to(device)
+            for step, (x, y) in enumerate(train_loader):
+                out = model(x)
+        """
+    )
+    assert [type(e).__name__ for e in analysis.events] == ["InputNotMoved"]
+
+
+def test_data_loader_object_is_a_loader() -> None:
+    assert event_types(
+        """
+        from torch.utils.data import DataLoader
+        data = DataLoader(dataset)
+        model = nn.Linear(2, 2).to(device)
+        for x, y in data:
+            model(x)
+        """
+    ) == ["InputNotMoved"]
+
+
+def test_loader_reassigned_from_an_unknown_call_is_not_a_loader() -> None:
+    assert (
+        event_types(
+            """
+        def train(model, loader, accelerator, device):
+            model.to(device)
+            loader = accelerator.prepare(loader)
+            for x, y in loader:
+                model(x)
+        """
+        )
+        == []
+    )
+
+
+def test_unknown_never_produces_an_event() -> None:
+    assert (
+        event_types(
+            """
+        def f(a, b, model, device):
+            c = a + b
+            d = model(a)
+            e = torch.cat([a, b])
+            return c.numpy(), d.numpy(), e.numpy()
+        """
+        )
+        == []
+    )
+
+
+def test_zero_dim_host_tensor_mixes_legally_in_arithmetic_but_not_in_cat() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = x * torch.tensor(2.0)") == []
+    assert event_types("x = torch.ones(3).to(device)\ny = torch.cat([x, torch.tensor([2.0])])") == ["Mix"]
+
+
+def test_indexing_device_tensor_with_host_index_is_legal() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = x[torch.tensor([0, 1])]") == []
+
+
+def test_aliases_share_the_value() -> None:
+    env = kinds("a = torch.ones(3).to(device)\nb = a\nc, d = a, torch.ones(2)")
+    assert (env["b"], env["c"], env["d"]) == (Kind.ACCEL, Kind.ACCEL, Kind.HOST)
+
+
+def test_tuple_unpacking_of_moves() -> None:
+    env = kinds("a, b = x.to(device), y.to(device)")
+    assert env["a"] is env["b"] is Kind.ACCEL
+
+
+def test_attribute_chains_are_tracked() -> None:
+    env = kinds("state.buffer = torch.zeros(3)\nstate.moved = torch.zeros(3).cuda()")
+    assert env["state.buffer"] is Kind.HOST
+    assert env["state.moved"] is Kind.ACCEL
+
+
+def test_rebinding_a_name_forgets_its_attributes() -> None:
+    env = kinds("state.buffer = torch.zeros(3)\nstate = make()")
+    assert "state.buffer" not in env
+
+
+def test_module_moves_in_place_tensor_does_not() -> None:
+    types = event_types(
+        """
+        model = nn.Linear(2, 2)
+        model.to(device)
+        t = torch.ones(2)
+        t.to(device)
+        """
+    )
+    assert types == ["DiscardedMove"]
+    assert kinds("model = nn.Linear(2, 2)\nmodel.to(device)")["model"] is Kind.ACCEL
+
+
+def test_move_helpers_are_moves_and_configurable() -> None:
+    assert kinds("b = batch_to_device(batch, device)")["b"] is Kind.ACCEL
+    config = AnalysisConfig().with_extra_move_functions(["ship"])
+    analysis = analyse("b = ship(batch, device)", config)
+    assert analysis.final_env[analysis.ctx.module]["b"].kind is Kind.ACCEL
+
+
+def test_model_output_follows_the_model() -> None:
+    env = module_env("model = nn.Linear(2, 2).to(device)\nout = model(torch.ones(2).to(device))")
+    assert env["out"].kind is Kind.ACCEL and env["out"].grad
+
+
+def test_no_grad_outputs_do_not_require_grad() -> None:
+    env = module_env(
+        "model = nn.Linear(2, 2).to(device)\nwith torch.no_grad():\n    out = model(torch.ones(2).to(device))"
+    )
+    assert env["out"].kind is Kind.ACCEL and not env["out"].grad
+
+
+def test_module_inputs_in_forward() -> None:
+    analysis = analyse(
+        """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(3, 3)
+
+            def forward(self, x, n: int):
+                a = x + torch.arange(x.size(1))
+                b = n + torch.arange(n)
+                return self.emb(torch.arange(3))
+        """
+    )
+    assert [type(e).__name__ for e in analysis.events] == ["HostMeetsInput", "HostMeetsInput"]
+
+
+def test_comprehensions_and_lambdas_are_not_followed() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == []
+
+
+def test_deep_nesting_does_not_blow_up() -> None:
+    nested = (
+        "x = torch.ones(3)\n" + "".join("    " * i + "if a:\n" for i in range(60)) + "    " * 60 + "x = x.to(device)\n"
+    )
+    assert "x" in kinds(nested)
