@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 _MOVE_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
+_BY_HAND = frozenset({"add_module", "register_module", "register_parameter"})
 
 
 def _self_attribute(node: ast.expr, self_name: str) -> str | None:
@@ -42,6 +43,8 @@ class ClassInfo:
     managed_by_hand: set[str] = field(default_factory=set)
     # Defines _apply / to / cuda / cpu itself, so it may move plain attributes.
     custom_move: bool = False
+    # Registers children by hand (``self.add_module(...)``), e.g. the items of a plain list.
+    registers_by_hand: bool = False
     method_names: set[str] = field(default_factory=set)
     # How often each ``self.<attr>`` is assigned, in __init__ and anywhere in the class.
     init_assignment_count: Counter[str] = field(default_factory=Counter)
@@ -112,6 +115,8 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                 attr = _self_attribute(receiver, self_name)
                 if attr is not None and sub.func.attr in _MOVE_METHODS:
                     info.managed_by_hand.add(attr)
+                if isinstance(receiver, ast.Name) and receiver.id == self_name and sub.func.attr in _BY_HAND:
+                    info.registers_by_hand = True
                 if (
                     isinstance(receiver, ast.Name)
                     and receiver.id == self_name

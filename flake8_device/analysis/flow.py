@@ -182,6 +182,8 @@ _METRIC_NAME = re.compile(r"metric", re.I)
 _TRANSFORM_NAME = re.compile(r"(?:device|gpu|cuda|batch)_?(?:transforms?|augs?|augmentations?)$", re.I)
 _DEVICE_NAME = re.compile(r"(?:^|_|\.)(?:device|dev|devices|rank|local_rank|gpu|gpu_id|gpus|cuda)$", re.I)
 _DTYPE_NAME = re.compile(r"dtype$", re.I)
+# A single tensor (``List[Tensor]`` is not one).
+_TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?Tensor|Optional\[(?:torch\.)?Tensor\]|(?:torch\.)?Tensor \| None")
 # Objects whose ``.device`` is a configured device, not a tensor's.
 _CONFIG_OWNER = re.compile(
     r"(?:^|\.)(?:args|cfg|config|conf|opt|opts|options|hparams|hp|params|accelerator|trainer|fabric|"
@@ -231,6 +233,8 @@ _TENSOR_EVIDENCE = frozenset(
 _MODULE_TENSOR_EVIDENCE = _TENSOR_EVIDENCE | {"shape", "ndim", "dtype"}
 _ATTACH_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
 _LIST_ATTACH_METHODS = frozenset({"append", "insert"})
+# Tensor methods whose tensor arguments may live on another device (``dst.copy_(src)``).
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "set_"})
 _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"})
 
 
@@ -378,7 +382,14 @@ class _Interpreter:
         is_method = self.owner is not None and not _is_static(function) and bool(params)
         if is_method:
             self.self_name = params[0].name.value
-        for name in tensor_inputs(function, self.ctx, skip_first=is_method, in_module=self.in_module_class):
+        inputs = tensor_inputs(
+            function,
+            self.ctx,
+            skip_first=is_method,
+            in_module=self.in_module_class,
+            device_aware=not self.in_module_class,
+        )
+        for name in inputs:
             self.state.env[name] = Value(Kind.INPUT, module=False)
         return self.run(_block(function.body))
 
@@ -901,7 +912,7 @@ class _Interpreter:
                 return replace(receiver, origin=node, scalar=False, grad=False, batch=False)
             if method in torch_api.DEVICE_PRESERVING_METHODS:
                 tensors = [Operand(base, receiver), *[a for a in arguments if _tensorish(a.value)]]
-                if method not in ("to",):
+                if method not in _CROSS_DEVICE_METHODS:
                     self._meet(node, tensors, f"`.{method}()`", arithmetic=True)
                 reduces = method in (
                     "sum",
@@ -975,7 +986,7 @@ class _Interpreter:
         if qualified.startswith("torchmetrics.") and qualified.rsplit(".", 1)[-1][:1].isupper():
             return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)
         if qualified.startswith(("torch.", "torchmetrics.functional.")) and not qualified.startswith(
-            ("torch.cuda.", "torch.distributed.", "torch.backends.")
+            ("torch.cuda.", "torch.distributed.", "torch.backends.", "torch._")
         ):
             tensors = [a for a in arguments if _tensorish(a.value)]
             listed = [
@@ -1319,31 +1330,49 @@ def _operator(node: cst.BinaryOperation) -> str:
 
 
 def tensor_inputs(
-    function: cst.FunctionDef, ctx: FileContext, *, skip_first: bool, in_module: bool = False
+    function: cst.FunctionDef,
+    ctx: FileContext,
+    *,
+    skip_first: bool,
+    in_module: bool = False,
+    device_aware: bool = False,
 ) -> list[str]:
     """Parameters that are tensors: annotated so, or used like one (``x.size(1)``, ``x.device``;
-    in a module's methods also ``x.shape``, since NumPy arrays rarely reach ``forward``)."""
+    in a module's methods also ``x.shape``, since NumPy arrays rarely reach ``forward``).
+
+    With ``device_aware``, a function that never mentions a device has none: outside a
+    module, such a function may well be meant for host tensors only (and say so only in
+    its docstring), so its inputs are not assumed to be anywhere.
+    """
     params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
     if skip_first:
         params = params[1:]
-    evidence = _tensor_evidence(function, _MODULE_TENSOR_EVIDENCE if in_module else _TENSOR_EVIDENCE)
+    evidence, mentions_device = _tensor_evidence(function, _MODULE_TENSOR_EVIDENCE if in_module else _TENSOR_EVIDENCE)
+    if device_aware and not mentions_device:
+        return []
     found = []
     for param in params:
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
-        if "Tensor" in annotation or (not annotation and param.name.value in evidence):
+        if _TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in evidence):
             found.append(param.name.value)
     return found
 
 
-def _tensor_evidence(function: cst.FunctionDef, attributes: frozenset[str]) -> set[str]:
-    """Parameters used like tensors in the body (``x.size(1)``, ``x.device``, ``x.view(...)``)."""
+def _tensor_evidence(function: cst.FunctionDef, attributes: frozenset[str]) -> tuple[set[str], bool]:
+    """Parameters used like tensors in the body (``x.size(1)``, ``x.device``, ``x.view(...)``),
+    and whether the body mentions a device at all (``x.device``, ``device=``, a ``device`` name)."""
     from flake8_device.walk import children
 
     found: set[str] = set()
+    mentions_device = False
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in attributes:
-            found.add(node.value.value)
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.attr.value in attributes:
+                found.add(node.value.value)
+            mentions_device = mentions_device or node.attr.value == "device"
+        elif isinstance(node, cst.Name):
+            mentions_device = mentions_device or "device" in node.value
         stack.extend(children(node))
-    return found
+    return found, mentions_device

@@ -58,15 +58,23 @@ def string_value(node: cst.BaseExpression) -> str | None:
 
 
 def maybe_zero_dim_factory(call: cst.Call, qualified: str) -> bool:
-    """``torch.tensor(0.5)`` may be 0-dim (and mixes legally with device tensors)."""
+    """``torch.tensor(0.5)`` may be 0-dim (and mixes legally with device tensors); ``torch.empty(0)``
+    holds nothing (a placeholder for an unused argument): neither is worth a finding."""
+    first = positional(call, 0)
     if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
-        first = positional(call, 0)
         return first is None or not isinstance(first.value, (cst.List, cst.Tuple, cst.ListComp))
     if qualified in ("torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn"):
-        first = positional(call, 0)
-        if first is not None and isinstance(first.value, (cst.Tuple, cst.List)) and not first.value.elements:
-            return True
+        if first is None:
+            return False
+        shape = first.value
+        if isinstance(shape, (cst.Tuple, cst.List)):
+            return not shape.elements or any(_is_zero(e.value) for e in shape.elements)
+        return _is_zero(shape)
     return False
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
 
 
 def factory_name(node: cst.BaseExpression, symbols: Symbols) -> str | None:

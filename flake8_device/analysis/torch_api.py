@@ -37,8 +37,6 @@ TENSOR_FACTORIES: frozenset[str] = frozenset(
         "triu_indices",
         "zeros",
         "normal",
-        "complex",
-        "polar",
         "Tensor",
         "FloatTensor",
         "LongTensor",
@@ -62,8 +60,6 @@ HOST_ONLY_FACTORIES: frozenset[str] = frozenset(
         "torch.HalfTensor",
         "torch.ByteTensor",
         "torch.Tensor",
-        "torch.complex",
-        "torch.polar",
     }
 )
 
@@ -117,6 +113,7 @@ TENSOR_TRANSFORMS: frozenset[str] = frozenset(
         "flip",
         "repeat_interleave",
         "polar",
+        "complex",
         "logical_not",
         "masked_fill",
         "bmm",

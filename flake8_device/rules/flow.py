@@ -176,8 +176,8 @@ class TensorCreatedWithoutDevice(Rule):
             if not isinstance(factory, cst.Call):
                 continue
             qualified = self.ctx.symbols.qualify(factory.func)
-            if qualified not in torch_api.TENSOR_FACTORIES:
-                continue
+            if qualified not in torch_api.TENSOR_FACTORIES or patterns.keyword(factory, "device") is not None:
+                continue  # an explicit `device="cpu"` is a decision, not an oversight
             fix = self._fix(factory, qualified, event)
             self.report(
                 factory.func,
@@ -535,6 +535,9 @@ class HardcodedCudaInModule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._handled or not self.ctx.in_method_of_module():
             return
+        function = self.ctx.current_function
+        if function is not None and function.name.value in _DEVICE_METHODS:
+            return  # implementing `.cuda()` / `.to()` / `_apply` is the one place CUDA belongs
         method = patterns.method_name(node)
         if method == "cuda":
             base = patterns.receiver(node)
@@ -573,6 +576,9 @@ class HardcodedCudaInModule(Rule):
                 safety=FixSafety.DISPLAY_ONLY, device="an input's `.device` or `next(self.parameters()).device`"
             )
         self.report(anchor, fix=fix, code=self.ctx.describe(replaced))
+
+
+_DEVICE_METHODS = frozenset({"cuda", "to", "cpu", "_apply", "type"})
 
 
 def _is_cuda_literal(node: cst.BaseExpression) -> bool:

@@ -274,6 +274,8 @@ class ModuleListNotRegistered(Rule):
         owner = self.ctx.current_class
         assert owner is not None
         info = self.ctx.class_info(owner)
+        if info is not None and info.registers_by_hand:
+            return  # e.g. `for i, layer in enumerate(self.layers): self.add_module(str(i), layer)`
         self_name = patterns.first_param_name(node)
         for statement in patterns.body_statements(node):
             if not isinstance(statement, cst.SimpleStatementLine):
