@@ -30,6 +30,8 @@ from flake8_device.source import LineIndex
 from flake8_device.units import SparseSource, UnitIndex
 
 MAX_FIX_ROUNDS = 10
+_SCOPE_TYPES: frozenset[type] = frozenset({cst.ClassDef, cst.FunctionDef})
+_IMPORT_TYPES: frozenset[type] = frozenset({cst.Import, cst.ImportFrom})
 
 
 @dataclass
@@ -79,6 +81,7 @@ class Engine:
     ) -> None:
         self.rules = tuple(rules)
         self.config = config or AnalysisConfig()
+        self.specs = {rule: rule.marker_spec_for(self.config.move_functions) for rule in self.rules}
         # Turning unit selection off parses whole files (the test suite checks both agree).
         self.select_units = select_units
 
@@ -94,33 +97,39 @@ class Engine:
         if not candidates:
             return LintResult()
         index = LineIndex(text)
-        sparse = self._sparse_source(tree, index, candidates)
+        symbols = Symbols(tree)
+        sparse = self._sparse_source(tree, index, symbols, candidates)
         if sparse is None:
             return LintResult()
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
-        result = self._run_rules(module, sparse, tree, index, candidates)
+        result = self._run_rules(module, sparse, tree, symbols, index, candidates)
         if honour_noqa and result.violations:
             result.violations = noqa.filter_violations(text, result.violations)
         return result
 
     def _rules_with_markers(self, text: str) -> list[type[Rule]]:
+        """Rules whose first (cheapest) marker occurs in the file at all."""
         found: dict[re.Pattern[str], bool] = {}
-
-        def present(pattern: re.Pattern[str]) -> bool:
-            hit = found.get(pattern)
+        candidates = []
+        for rule in self.rules:
+            lead = self.specs[rule].patterns[0]
+            hit = found.get(lead)
             if hit is None:
-                hit = found[pattern] = pattern.search(text) is not None
-            return hit
+                hit = found[lead] = lead.search(text) is not None
+            if hit:
+                candidates.append(rule)
+        return candidates
 
-        return [r for r in self.rules if all(present(p) for p in r.marker_spec.patterns)]
-
-    def _sparse_source(self, tree: ast.Module, index: LineIndex, rules: Sequence[type[Rule]]) -> SparseSource | None:
+    def _sparse_source(
+        self, tree: ast.Module, index: LineIndex, symbols: Symbols, rules: Sequence[type[Rule]]
+    ) -> SparseSource | None:
         if not self.select_units:
             return SparseSource(index.text, [], complete=True)
         units = UnitIndex(tree)
-        selected = units.select(index, (r.marker_spec for r in rules))
+        modules = symbols.module_constructor_pattern()
+        selected = units.select(index, (self.specs[r].for_file(modules) for r in rules))
         if not selected:
             return None
         return units.sparse_source(index, selected)
@@ -143,17 +152,18 @@ class Engine:
         module: cst.Module,
         sparse: SparseSource,
         tree: ast.Module,
+        symbols: Symbols,
         index: LineIndex,
         rules: Sequence[type[Rule]],
     ) -> LintResult:
         result = LintResult()
         try:
-            reports = self._walk(module, tree, rules)
+            reports = self._walk(module, tree, symbols, rules)
         except Exception:  # noqa: BLE001 - isolate the failing rule, keep the others
             reports = []
             for rule in rules:
                 try:
-                    reports.extend(self._walk(module, tree, [rule]))
+                    reports.extend(self._walk(module, tree, symbols, [rule]))
                 except RecursionError:
                     result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
                 except Exception as error:  # noqa: BLE001
@@ -162,25 +172,30 @@ class Engine:
             result.violations = self._violations(module, sparse, index, reports)
         return result
 
-    def _walk(self, module: cst.Module, tree: ast.Module, rules: Iterable[type[Rule]]) -> list[Report]:
-        ctx = FileContext(module=module, symbols=Symbols(tree), tree=tree, config=self.config)
+    def _walk(
+        self, module: cst.Module, tree: ast.Module, symbols: Symbols, rules: Iterable[type[Rule]]
+    ) -> list[Report]:
+        # Imports and classes met inside functions are added to ``symbols`` during the
+        # walk; adding them again on a retry changes nothing.
+        ctx = FileContext(module=module, symbols=symbols, tree=tree, config=self.config)
         instances = [rule(ctx) for rule in rules]
         table = walk.visitor_table(r.bound_visitors() for r in instances)
         scopes = ctx.scopes
 
         def before_visit(node: cst.CSTNode) -> None:
-            if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
-                scopes.append(node)
-                if isinstance(node, cst.ClassDef) and len(scopes) > 1:
-                    ctx.symbols.add_cst_class(node)
-            elif isinstance(node, (cst.Import, cst.ImportFrom)) and scopes:
-                ctx.symbols.add_cst_import(node)
+            kind = type(node)
+            if kind in _SCOPE_TYPES:
+                scopes.append(node)  # type: ignore[arg-type]
+                if kind is cst.ClassDef and len(scopes) > 1:
+                    ctx.symbols.add_cst_class(node)  # type: ignore[arg-type]
+            elif kind in _IMPORT_TYPES and scopes:
+                ctx.symbols.add_cst_import(node)  # type: ignore[arg-type]
 
         def after_leave(node: cst.CSTNode) -> None:
             if scopes and node is scopes[-1]:
                 scopes.pop()
 
-        walk.walk(module, table, before_visit, after_leave)
+        walk.walk(module, table, before_visit, after_leave, leave_types=_SCOPE_TYPES)
         return ctx.reports
 
     # -- positions and fixes ----------------------------------------------------

@@ -9,13 +9,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
+from flake8_device.config import DEFAULT_MOVE_FUNCTIONS
 from flake8_device.model import Fix, FixSafety
-from flake8_device.units import MarkerSpec
+from flake8_device.units import MarkerSpec, Unit
 
 if TYPE_CHECKING:
     from flake8_device.context import FileContext
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
+MODULES_PLACEHOLDER = "{modules}"
+_SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
 
 
 class Rule:
@@ -47,11 +50,38 @@ class Rule:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.marker_spec = MarkerSpec(
-            patterns=tuple(re.compile(m) for m in cls.markers),
-            whole_class=cls.needs_whole_class,
-        )
+        cls.marker_spec = cls.marker_spec_for(DEFAULT_MOVE_FUNCTIONS)
         cls.family = cls.__module__.rsplit(".", 1)[-1]
+
+    @classmethod
+    def marker_spec_for(cls, move_functions: frozenset[str]) -> MarkerSpec:
+        """The compiled markers, with ``{moves}`` standing for the configured move helpers.
+
+        A marker containing ``{modules}`` (the names this file binds to module classes)
+        stays a template; the engine fills it in per file.  Only later markers may be
+        templates: the first one is scanned before anything about the file is known.
+        """
+        key = (cls, move_functions)
+        spec = _SPECS.get(key)
+        if spec is None:
+            moves = "|".join(re.escape(name) for name in sorted(move_functions)) or "(?!)"
+            patterns: list[re.Pattern[str] | str] = []
+            for position, marker in enumerate(cls.markers):
+                marker = marker.replace("{moves}", moves)
+                if MODULES_PLACEHOLDER in marker and position > 0:
+                    patterns.append(marker)
+                else:
+                    patterns.append(re.compile(marker))
+            overridden = cls.wants_unit.__func__ is not Rule.wants_unit.__func__  # type: ignore[attr-defined]
+            wants = cls.wants_unit if overridden else None
+            spec = _SPECS[key] = MarkerSpec(patterns=tuple(patterns), whole_class=cls.needs_whole_class, wants=wants)
+        return spec
+
+    @classmethod
+    def wants_unit(cls, unit: Unit, contains: Callable[[str], bool]) -> bool:
+        """Last word on a unit the markers matched (e.g. "not in ``__init__``"): must stay a necessary
+        condition for a finding there. ``contains(literal)`` searches the unit's text."""
+        return True
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx

@@ -20,9 +20,10 @@ runs with the selection disabled).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from flake8_device.source import LineIndex
@@ -37,16 +38,42 @@ class Unit:
     ranges: list[tuple[int, int]] = field(default_factory=list)
     # Index of the enclosing class's header unit, or -1 at module level.
     parent: int = -1
-    # Index of the enclosing class's header unit for members ("class scope" expansion).
-    is_header: bool = False
+    # "function" (top level), "method", "statements" (top-level script or a class body's
+    # statements), "class" (a class kept whole) or "header" (a class's first lines).
+    kind: str = "statements"
+    # The function's name for functions and methods.
+    name: str | None = None
+
+    @property
+    def is_header(self) -> bool:
+        return self.kind == "header"
+
+
+# ``wants(unit, contains)``: a rule's last word on a unit its markers matched; ``contains``
+# tells whether a literal occurs in the unit's text.
+UnitFilter = Callable[[Unit, Callable[[str], bool]], bool]
 
 
 @dataclass(frozen=True)
 class MarkerSpec:
     """All ``patterns`` must match inside one unit; ``whole_class`` keeps sibling methods too."""
 
-    patterns: tuple[re.Pattern[str], ...]
+    # Compiled patterns, or templates the engine fills in per file (see Rule.marker_spec_for).
+    patterns: tuple[re.Pattern[str] | str, ...]
     whole_class: bool = False
+    wants: UnitFilter | None = None
+
+    def for_file(self, modules: str) -> MarkerSpec:
+        """This spec with ``{modules}`` filled in: a pattern of the file's module-class names."""
+        if all(not isinstance(p, str) for p in self.patterns):
+            return self
+        filled = tuple(_compiled(p.replace("{modules}", modules)) if isinstance(p, str) else p for p in self.patterns)
+        return MarkerSpec(filled, self.whole_class, self.wants)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 @dataclass
@@ -86,7 +113,7 @@ class UnitIndex:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 continue
             if isinstance(statement, _DEFS):
-                self._add(Unit([(_first_line(statement), _last_line(statement))]))
+                self._add(Unit([(_first_line(statement), _last_line(statement))], kind="function", name=statement.name))
             elif isinstance(statement, ast.ClassDef):
                 self._add_class(statement, parent=-1)
             else:
@@ -109,13 +136,14 @@ class UnitIndex:
         header_end = max([node.lineno] + [_expr_last_line(e) for e in [*node.bases, *(k.value for k in node.keywords)]])
         if header_last < header_end:
             # One-line or oddly wrapped class: keep it whole.
-            self._add(Unit([(first, _last_line(node))], parent=parent))
+            self._add(Unit([(first, _last_line(node))], parent=parent, kind="class"))
             return
-        header = self._add(Unit([(first, header_last)], parent=parent, is_header=True))
+        header = self._add(Unit([(first, header_last)], parent=parent, kind="header"))
         statements = Unit(parent=header)
         for statement in node.body:
             if isinstance(statement, _DEFS):
-                self._add(Unit([(_first_line(statement), _last_line(statement))], parent=header))
+                span = [(_first_line(statement), _last_line(statement))]
+                self._add(Unit(span, parent=header, kind="method", name=statement.name))
             elif isinstance(statement, ast.ClassDef):
                 self._add_class(statement, parent=header)
             else:
@@ -135,25 +163,55 @@ class UnitIndex:
             u for u in (self.unit_of_line(index.line_of(m.start())) for m in pattern.finditer(index.text)) if u >= 0
         }
 
+    def _unit_contains(self, index: LineIndex, unit: int, pattern: re.Pattern[str]) -> bool:
+        starts, text = index.starts, index.text
+        for first, last in self.units[unit].ranges:
+            end = starts[last] if last < len(starts) else len(text)
+            if pattern.search(text, starts[first - 1], end):
+                return True
+        return False
+
+    def _unit_contains_literal(self, index: LineIndex, unit: int, literal: str) -> bool:
+        starts, text = index.starts, index.text
+        for first, last in self.units[unit].ranges:
+            end = starts[last] if last < len(starts) else len(text)
+            if text.find(literal, starts[first - 1], end) >= 0:
+                return True
+        return False
+
     def select(self, index: LineIndex, specs: Iterable[MarkerSpec]) -> set[int]:
-        """Units some spec wants, plus the class headers around them."""
-        units_of: dict[re.Pattern[str], set[int]] = {}
+        """Units some spec wants, plus the class headers around them.
+
+        A spec's first pattern is scanned over the whole text (so it should be the
+        cheapest and rarest: a literal start makes Python's ``re`` fast); the others
+        are only searched inside the units the first one found.
+        """
+        lead_hits: dict[re.Pattern[str], set[int]] = {}
+        contains: dict[tuple[re.Pattern[str], int], bool] = {}
         selected: set[int] = set()
         for spec in specs:
-            units: set[int] | None = None
-            for pattern in spec.patterns:
-                found = units_of.get(pattern)
-                if found is None:
-                    found = units_of[pattern] = self._units_matching(index, pattern)
-                units = found if units is None else units & found
-                if not units:
-                    break
-            if not units:
-                continue
-            if spec.whole_class:
-                parents = {self.units[u].parent for u in units if self.units[u].parent >= 0}
-                units |= {i for i, unit in enumerate(self.units) if unit.parent in parents}
-            selected |= units
+            lead, *rest = spec.patterns
+            units = lead_hits.get(lead)
+            if units is None:
+                units = lead_hits[lead] = self._units_matching(index, lead)
+            wanted = set()
+            for unit in units:
+                for pattern in rest:
+                    key = (pattern, unit)
+                    found = contains.get(key)
+                    if found is None:
+                        found = contains[key] = self._unit_contains(index, unit, pattern)
+                    if not found:
+                        break
+                else:
+                    if spec.wants is None or spec.wants(
+                        self.units[unit], lambda literal, u=unit: self._unit_contains_literal(index, u, literal)
+                    ):
+                        wanted.add(unit)
+            if wanted and spec.whole_class:
+                parents = {self.units[u].parent for u in wanted if self.units[u].parent >= 0}
+                wanted |= {i for i, unit in enumerate(self.units) if unit.parent in parents}
+            selected |= wanted
         # A kept member needs the headers of every class around it.
         for member in list(selected):
             parent = self.units[member].parent

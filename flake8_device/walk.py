@@ -2,9 +2,11 @@
 
 LibCST's own ``visit_batched`` rebuilds every node (whitespace included) on the
 way back up; on real files that costs about as much as the parse itself.  This
-walker only descends into fields that can hold code, so it is about three times
-faster (measured on timm's ``vision_transformer.py``: 0.18 s against 0.51 s),
-while rules keep LibCST's ``visit_<Node>`` / ``leave_<Node>`` method names.
+walker only descends into fields that can hold code and only schedules a
+"leave" step for node types someone listens to, so it is several times faster
+(measured on timm's ``vision_transformer.py``: 0.18 s against 0.51 s for a
+visit with no rules, before the leave-step and type-cache savings), while rules
+keep LibCST's ``visit_<Node>`` / ``leave_<Node>`` method names.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ _SOURCE_ORDER: dict[type[cst.CSTNode], tuple[str, ...]] = {
 }
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# type -> is it a CSTNode?  (``isinstance`` against LibCST's abstract base classes is slow.)
+_IS_NODE: dict[type, bool] = {}
 
 
 def code_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
@@ -63,16 +67,25 @@ def code_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     return fields
 
 
-def children(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+def _is_node(value: object) -> bool:
+    kind = type(value)
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = isinstance(value, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The code-bearing children of ``node`` in source order."""
+    found: list[cst.CSTNode] = []
     for name in code_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(item for item in value if _is_node(item))
+        elif _is_node(value):
+            found.append(value)
+    return found
 
 
 VisitorTable = dict[str, list[Callable[[cst.CSTNode], Any]]]
@@ -91,26 +104,41 @@ def walk(
     table: VisitorTable,
     before_visit: Callable[[cst.CSTNode], None],
     after_leave: Callable[[cst.CSTNode], None],
+    leave_types: frozenset[type] = frozenset(),
 ) -> None:
     """Depth-first walk calling ``visit_X`` before and ``leave_X`` after the children of X.
 
-    Iterative, so a deeply nested expression (which LibCST itself managed to
+    ``after_leave`` runs for the types in ``leave_types`` (and those with ``leave_X``
+    methods). Iterative, so a deeply nested expression (which LibCST itself managed to
     parse) cannot overflow the interpreter stack here.
     """
-    empty: list[Callable[[cst.CSTNode], Any]] = []
-    # Stack entries: (node, entered). A node is pushed unentered, then re-pushed entered.
-    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    visits: dict[type, list[Callable[[cst.CSTNode], Any]]] = {}
+    leaves: dict[type, list[Callable[[cst.CSTNode], Any]]] = {}
+    needs_leave: dict[type, bool] = {}
+    # Stack entries: a node to enter, or a 1-tuple (node,) to leave.
+    stack: list[Any] = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node, entered = stack.pop()
-        name = type(node).__name__
-        if entered:
-            for method in table.get("leave_" + name, empty):
+        item = pop()
+        if type(item) is tuple:
+            node = item[0]
+            for method in leaves[type(node)]:
                 method(node)
             after_leave(node)
             continue
+        node = item
+        kind = type(node)
+        methods = visits.get(kind)
+        if methods is None:
+            methods = visits[kind] = table.get("visit_" + kind.__name__, [])
+            leaves[kind] = table.get("leave_" + kind.__name__, [])
+            needs_leave[kind] = bool(leaves[kind]) or kind in leave_types
         before_visit(node)
         # As in LibCST's batched visit, a visitor cannot prune the walk for the others.
-        for method in table.get("visit_" + name, empty):
+        for method in methods:
             method(node)
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(list(children(node))))
+        if needs_leave[kind]:
+            push((node,))
+        found = children(node)
+        found.reverse()
+        extend(found)

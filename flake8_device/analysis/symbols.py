@@ -10,6 +10,7 @@ component up in the import table.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 
 import libcst as cst
@@ -139,6 +140,27 @@ class Symbols:
             if best is None or len(candidate) < len(best):
                 best = candidate
         return best
+
+    def module_constructor_pattern(self) -> str:
+        """A regular expression matching calls that build a module in this file:
+        ``nn.Linear(``, ``torch.nn.Conv2d(``, a local subclass ``Net(``, ``create_model(``."""
+        cached = self.__dict__.get("_constructor_pattern")
+        if cached is not None:
+            return cached
+        names = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
+        for local, target in self.imports.items():
+            if target == "torch.nn":
+                names.append(rf"{re.escape(local)}\.[A-Z]\w*")
+            elif target == "torch":
+                names.append(rf"{re.escape(local)}\.nn\.[A-Z]\w*")
+            elif torch_api.is_nn_module_class(target):
+                names.append(re.escape(local))
+        if self._module_classes is None:
+            self._module_classes = self._compute_module_classes()
+        names += [re.escape(name) for name in sorted(self._module_classes)]
+        pattern = rf"(?:{'|'.join(names)})\s*\("
+        self.__dict__["_constructor_pattern"] = pattern
+        return pattern
 
     @property
     def uses_torch(self) -> bool:

@@ -13,11 +13,7 @@ from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, tensor_inputs
 from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
-from flake8_device.rules.modules import FACTORY_CALL_MARKER
-
-# Moves mention a device: `.to(`, `.cuda(`, `device=`, or a helper like `batch_to_device(`.
-MOVE_MARKER = r"\.(?:to|cuda)\s*\(|device"
-HOST_MARKER = rf"\.cpu\s*\(|{FACTORY_CALL_MARKER}|(?i:loader)|\.to\s*\(\s*[\"']cpu"
+from flake8_device import markers as marker
 
 
 def describe_host(rule: Rule, value: Value) -> str:
@@ -90,7 +86,7 @@ class MixedDevices(Rule):
     message = "`{host}` is on the CPU ({why}) but `{accel}` is on `{device}`; they meet in {operation}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (HOST_MARKER, MOVE_MARKER)
+    markers = (marker.ACCELERATOR_SOURCE, rf"{marker.HOST_SOURCE}|{marker.MODULE_CONSTRUCTOR_CALL}")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.Mix):
@@ -168,7 +164,15 @@ class TensorCreatedWithoutDevice(Rule):
     message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}"
     fix_title = "Create it with `device={device}`"
     fix_safety = FixSafety.SAFE
-    markers = (FACTORY_CALL_MARKER,)
+    markers = (marker.HOST_FACTORY_CALL,)
+
+    @classmethod
+    def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
+        # Inputs exist only in functions; `__init__` runs before any move; outside a class a
+        # function must mention a device to have inputs at all (see flow.tensor_inputs).
+        if unit.kind in ("statements", "header") or unit.name == "__init__":
+            return False
+        return unit.kind != "function" or contains("device")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HostMeetsInput):
@@ -256,7 +260,7 @@ class DiscardedMove(Rule):
     message = "`{call}` returns a moved copy that is thrown away; tensors are not moved in place"
     fix_title = "Assign the result: `{target} = {call}`"
     fix_safety = FixSafety.SAFE
-    markers = (r"(?m)^[ \t]*[\w.]+(?:\[[^\]\n]*\])*\.(?:to|cuda|cpu)\s*\(",)
+    markers = (r"\.(?:to|cuda|cpu)\s*\(", r"(?m)^[ \t]*[\w.]+(?:\[[^\]\n]*\])*\.(?:to|cuda|cpu)\s*\(")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.DiscardedMove):
@@ -318,7 +322,7 @@ class ModelInputNotMoved(Rule):
     message = "`{argument}` comes from the data loader on the CPU but `{model}` is on `{device}`"
     fix_title = "Move the input: `{argument}{move}`"
     fix_safety = FixSafety.SAFE
-    markers = (MOVE_MARKER, r"(?i)loader|\bdl\b")
+    markers = (marker.ACCELERATOR_SOURCE, marker.LOADER)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.InputNotMoved):
@@ -386,7 +390,7 @@ class NumpyOnAccelerator(Rule):
     message = "`{tensor}` lives on `{device}`; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
-    markers = (r"\.numpy\s*\(|\b(?:np|numpy)\.(?:asarray|array)\s*\(", MOVE_MARKER)
+    markers = (r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array", marker.ACCELERATOR_SOURCE)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.NumpyOnAccel):
@@ -449,7 +453,7 @@ class TransformBeforeMove(Rule):
     message = "`{transform}(...)` runs on the CPU: `{name}` is moved to the device only afterwards"
     fix_title = "Move `{name}` to the device before the transform"
     fix_safety = FixSafety.SAFE
-    markers = (r"\bfor\b", r"\.(?:to|cuda)\s*\(")
+    markers = (marker.MOVE_CALL, r"\bfor\b")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.TransformBeforeMove):
@@ -518,7 +522,7 @@ class HardcodedCudaInModule(Rule):
     message = "Hard-coded CUDA device in module code: `{code}`"
     fix_title = "Use `{device}` instead"
     fix_safety = FixSafety.UNSAFE
-    markers = (r"\.cuda\s*\(|[\"']cuda(?::\d+)?[\"']",)
+    markers = (r"\.cuda\s*\(|[\"']cuda",)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

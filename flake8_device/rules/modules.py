@@ -5,13 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from flake8_device.analysis import flow as events
+from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.model import FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
-
-_FACTORY_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
-FACTORY_CALL_MARKER = rf"\b(?:{_FACTORY_NAMES})\s*\("
-_STATEFUL_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.STATEFUL_NN_MODULES}))
 
 
 def _nn_name(rule: Rule, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
@@ -76,7 +73,7 @@ class SubmoduleAssignedAfterMove(Rule):
     fix_title = "Move it too: `{move}`"
     fix_safety = FixSafety.SAFE
     markers = (
-        r"\.(?:to|cuda)\s*\(",
+        marker.MOVE_CALL,
         r"(?:\.\w+|\w\[[^\]\n]*\])\s*=[^=]|setattr\s*\(|"
         r"\.(?:add_module|register_module|register_parameter|register_buffer|append|insert)\s*\(",
     )
@@ -158,7 +155,7 @@ class TensorAttributeNotRegistered(Rule):
     message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
     fix_title = "Register `{target}` with `self.register_buffer(..., persistent=False)`"
     fix_safety = FixSafety.SAFE
-    markers = (r"def __init__\b", FACTORY_CALL_MARKER)
+    markers = (r"def __init__\b", marker.FACTORY_CALL)
     needs_whole_class = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -419,7 +416,7 @@ class ModuleCreatedInForward(Rule):
     message = "`{call}` builds a new layer with its parameters on the CPU at every `forward` call"
     fix_title = "Build `{call}` once in `__init__` and call the stored layer in `forward`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"def forward\b", rf"\b(?:{_STATEFUL_NAMES})\s*\(")
+    markers = (r"def forward\b", marker.STATEFUL_LAYER_CALL)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

@@ -1,0 +1,35 @@
+"""Text markers shared by rules: regular expressions whose presence is necessary for a finding.
+
+Only the first marker of a rule is scanned over a whole file (see :mod:`.units`), so
+rules lead with the cheapest, rarest one; Python's ``re`` is fast on patterns that
+start with a literal and slow on alternations behind ``\\b``, so markers avoid the
+latter where a little over-matching is harmless.  ``{moves}`` stands for the
+configured move-helper names (``batch_to_device`` and friends).
+"""
+
+from __future__ import annotations
+
+from flake8_device.analysis import torch_api
+
+_FACTORY_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
+_STATEFUL_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.STATEFUL_NN_MODULES}))
+
+# Any torch tensor factory call.
+FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\("
+# A factory call whose first parenthesis group has no `device=`: nested parentheses stop the
+# look-ahead early, so a call without `device=` always matches (the marker stays necessary).
+HOST_FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\((?![^()]*\bdevice\s*=)"
+STATEFUL_LAYER_CALL = rf"(?:{_STATEFUL_NAMES})\s*\("
+
+# Something that puts a value on an accelerator: a move, a `device=` other than another
+# tensor's `.device`, a `device_map=`, or a move helper.
+ACCELERATOR_SOURCE = r"\.(?:to|cuda)\s*\(|device(?:_map)?\s*=\s*(?![\w.]*\.device\b)|(?:{moves})\s*\("
+# Something that is certainly on the host: `.cpu()`, a factory without `device=` (or with
+# `device="cpu"`), a data loader, `.to("cpu")`.
+HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|LOADER|\bdl\b|\.to\s*\(\s*[\"']cpu"
+# A call building an `nn.Module` (which may never be moved): filled in per file from its imports
+# and classes (see Symbols.module_constructor_pattern); only allowed after a rule's first marker.
+MODULE_CONSTRUCTOR_CALL = "{modules}"
+# A move written as a statement or anywhere.
+MOVE_CALL = r"\.(?:to|cuda)\s*\("
+LOADER = r"[Ll]oader|LOADER|\bdl\b"
