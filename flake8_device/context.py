@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from flake8_device.analysis.classes import ClassInfo, ClassTable
+from flake8_device.analysis.functions import FunctionTable
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
 from flake8_device.model import Fix
+from flake8_device.source import LineIndex
 
 if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
@@ -40,6 +42,10 @@ class FileContext:
     symbols: Symbols
     tree: ast.Module | None
     config: AnalysisConfig
+    # The original text, when known (positions of functions come from ``tree``).
+    index: LineIndex | None = None
+    # Line ranges the flow analysis must cover (the units flow rules selected); None: all.
+    flow_ranges: list[tuple[int, int]] | None = None
     reports: list[Report] = field(default_factory=list)
     # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
@@ -98,6 +104,19 @@ class FileContext:
 
     def class_info(self, node: cst.ClassDef) -> ClassInfo | None:
         return self.classes.get(node.name.value)
+
+    @cached_property
+    def functions(self) -> FunctionTable | None:
+        return FunctionTable(self.tree, self.index) if self.index is not None else None
+
+    def flow_covers(self, path: tuple[str, ...]) -> bool:
+        """Should the flow analysis interpret the function at ``path`` (or the script if ``()``)?"""
+        if self.flow_ranges is None or self.functions is None:
+            return True
+        lines = self.functions.first_lines(path) if path else self.functions.script_lines
+        if path and not lines:
+            return True  # not found in the ast: do not guess, analyse it
+        return any(first <= line <= last for line in lines for first, last in self.flow_ranges)
 
     @cached_property
     def flow(self) -> FlowAnalysis:

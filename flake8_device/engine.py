@@ -34,6 +34,17 @@ _SCOPE_TYPES: frozenset[type] = frozenset({cst.ClassDef, cst.FunctionDef})
 _IMPORT_TYPES: frozenset[type] = frozenset({cst.Import, cst.ImportFrom})
 
 
+@dataclass(frozen=True)
+class _FileScope:
+    """What the engine knows of a file before its rules run."""
+
+    tree: ast.Module
+    symbols: Symbols
+    index: LineIndex
+    # Line ranges of the units flow rules selected; None means everything.
+    flow_ranges: list[tuple[int, int]] | None
+
+
 @dataclass
 class LintResult:
     violations: list[Violation] = field(default_factory=list)
@@ -98,13 +109,15 @@ class Engine:
             return LintResult()
         index = LineIndex(text)
         symbols = Symbols(tree)
-        sparse = self._sparse_source(tree, index, symbols, candidates)
-        if sparse is None:
+        selection = self._select(tree, index, symbols, candidates)
+        if selection is None:
             return LintResult()
+        sparse, flow_ranges = selection
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
-        result = self._run_rules(module, sparse, tree, symbols, index, candidates)
+        scope = _FileScope(tree, symbols, index, flow_ranges)
+        result = self._run_rules(module, sparse, scope, candidates)
         if honour_noqa and result.violations:
             result.violations = noqa.filter_violations(text, result.violations)
         return result
@@ -122,17 +135,21 @@ class Engine:
                 candidates.append(rule)
         return candidates
 
-    def _sparse_source(
+    def _select(
         self, tree: ast.Module, index: LineIndex, symbols: Symbols, rules: Sequence[type[Rule]]
-    ) -> SparseSource | None:
+    ) -> tuple[SparseSource, list[tuple[int, int]] | None] | None:
+        """The code to parse, and the line ranges the flow analysis must cover (None: all)."""
         if not self.select_units:
-            return SparseSource(index.text, [], complete=True)
+            return SparseSource(index.text, [], complete=True), None
         units = UnitIndex(tree)
         modules = symbols.module_constructor_pattern()
-        selected = units.select(index, (self.specs[r].for_file(modules) for r in rules))
+        chosen = units.select(index, (self.specs[r].for_file(modules) for r in rules))
+        selected = set().union(*chosen)
         if not selected:
             return None
-        return units.sparse_source(index, selected)
+        flow_units = set().union(*(c for rule, c in zip(rules, chosen) if rule.uses_flow))
+        sparse = units.sparse_source(index, units.with_headers(selected))
+        return sparse, units.line_ranges(flow_units)
 
     @staticmethod
     def _parse(sparse: SparseSource, index: LineIndex) -> tuple[cst.Module | None, SparseSource, str | None]:
@@ -148,36 +165,35 @@ class Engine:
             return None, sparse, "too deeply nested to analyse (the file was skipped)"
 
     def _run_rules(
-        self,
-        module: cst.Module,
-        sparse: SparseSource,
-        tree: ast.Module,
-        symbols: Symbols,
-        index: LineIndex,
-        rules: Sequence[type[Rule]],
+        self, module: cst.Module, sparse: SparseSource, scope: _FileScope, rules: Sequence[type[Rule]]
     ) -> LintResult:
         result = LintResult()
         try:
-            reports = self._walk(module, tree, symbols, rules)
+            reports = self._walk(module, scope, rules)
         except Exception:  # noqa: BLE001 - isolate the failing rule, keep the others
             reports = []
             for rule in rules:
                 try:
-                    reports.extend(self._walk(module, tree, symbols, [rule]))
+                    reports.extend(self._walk(module, scope, [rule]))
                 except RecursionError:
                     result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
                 except Exception as error:  # noqa: BLE001
                     result.internal_errors.append(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
         if reports:
-            result.violations = self._violations(module, sparse, index, reports)
+            result.violations = self._violations(module, sparse, scope.index, reports)
         return result
 
-    def _walk(
-        self, module: cst.Module, tree: ast.Module, symbols: Symbols, rules: Iterable[type[Rule]]
-    ) -> list[Report]:
+    def _walk(self, module: cst.Module, scope: _FileScope, rules: Iterable[type[Rule]]) -> list[Report]:
         # Imports and classes met inside functions are added to ``symbols`` during the
         # walk; adding them again on a retry changes nothing.
-        ctx = FileContext(module=module, symbols=symbols, tree=tree, config=self.config)
+        ctx = FileContext(
+            module=module,
+            symbols=scope.symbols,
+            tree=scope.tree,
+            config=self.config,
+            index=scope.index,
+            flow_ranges=scope.flow_ranges,
+        )
         instances = [rule(ctx) for rule in rules]
         table = walk.visitor_table(r.bound_visitors() for r in instances)
         scopes = ctx.scopes

@@ -43,6 +43,8 @@ class Rule:
     markers: ClassVar[tuple[str, ...]] = ()
     # Keep the whole enclosing class when one of its methods matches the markers.
     needs_whole_class: ClassVar[bool] = False
+    # Reads the device-flow analysis: the flow covers the units this rule selected.
+    uses_flow: ClassVar[bool] = False
 
     # Derived from the above when the class is defined.
     marker_spec: ClassVar[MarkerSpec]

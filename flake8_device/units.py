@@ -179,8 +179,8 @@ class UnitIndex:
                 return True
         return False
 
-    def select(self, index: LineIndex, specs: Iterable[MarkerSpec]) -> set[int]:
-        """Units some spec wants, plus the class headers around them.
+    def select(self, index: LineIndex, specs: Iterable[MarkerSpec]) -> list[set[int]]:
+        """The units each spec wants (see :meth:`with_headers` for what to keep).
 
         A spec's first pattern is scanned over the whole text (so it should be the
         cheapest and rarest: a literal start makes Python's ``re`` fast); the others
@@ -188,7 +188,7 @@ class UnitIndex:
         """
         lead_hits: dict[re.Pattern[str], set[int]] = {}
         contains: dict[tuple[re.Pattern[str], int], bool] = {}
-        selected: set[int] = set()
+        chosen: list[set[int]] = []
         for spec in specs:
             lead, *rest = spec.patterns
             units = lead_hits.get(lead)
@@ -211,7 +211,12 @@ class UnitIndex:
             if wanted and spec.whole_class:
                 parents = {self.units[u].parent for u in wanted if self.units[u].parent >= 0}
                 wanted |= {i for i, unit in enumerate(self.units) if unit.parent in parents}
-            selected |= wanted
+            chosen.append(wanted)
+        return chosen
+
+    def with_headers(self, selected: set[int]) -> set[int]:
+        """``selected`` plus the class headers around its members."""
+        selected = set(selected)
         # A kept member needs the headers of every class around it.
         for member in list(selected):
             parent = self.units[member].parent
@@ -220,6 +225,9 @@ class UnitIndex:
                 parent = self.units[parent].parent
         # A header alone would be an empty class body.
         return {u for u in selected if not self.units[u].is_header or any(self.units[m].parent == u for m in selected)}
+
+    def line_ranges(self, units: Iterable[int]) -> list[tuple[int, int]]:
+        return sorted(span for unit in units for span in self.units[unit].ranges)
 
     def sparse_source(self, index: LineIndex, selected: set[int]) -> SparseSource:
         kept: set[int] = set()

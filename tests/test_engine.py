@@ -121,7 +121,7 @@ def test_sparse_source_keeps_only_wanted_units_with_exact_lines() -> None:
     index = LineIndex(text)
     rule = rule_by_code("DEV202")
     assert rule is not None
-    selected = units.select(index, [rule.marker_spec])
+    selected = units.with_headers(set().union(*units.select(index, [rule.marker_spec])))
     sparse = units.sparse_source(index, selected)
     assert not sparse.complete
     assert sparse.line_map == [8, 14, 15]

@@ -312,25 +312,30 @@ class FlowAnalysis:
             self.events.append(event)
 
     def _run(self) -> None:
+        # Only the code flow rules selected is interpreted (other rules' units are parsed too).
         module = self.ctx.module
-        self.final_env[module] = _Interpreter(self, None, None).run(module.body)
-        for function, owner in _functions(module.body, None):
-            self.final_env[function] = _Interpreter(self, function, owner).run_function()
+        if self.ctx.flow_covers(()):
+            self.final_env[module] = _Interpreter(self, None, None).run(module.body)
+        for function, owner, path in _functions(module.body, None, ()):
+            if self.ctx.flow_covers(path):
+                self.final_env[function] = _Interpreter(self, function, owner, path).run_function()
 
 
 def _functions(
-    body: Sequence[cst.CSTNode], owner: cst.ClassDef | None
-) -> Iterator[tuple[cst.FunctionDef, cst.ClassDef | None]]:
-    """Every function in the file with its directly enclosing class, outer before inner."""
+    body: Sequence[cst.CSTNode], owner: cst.ClassDef | None, path: tuple[str, ...]
+) -> Iterator[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
+    """Every function in the file with its directly enclosing class and its path of names
+    (``("Net", "forward")``), outer before inner."""
     for statement in body:
         if isinstance(statement, cst.FunctionDef):
-            yield statement, owner
-            yield from _functions(_block(statement.body), None)
+            inner = (*path, statement.name.value)
+            yield statement, owner, inner
+            yield from _functions(_block(statement.body), None, inner)
         elif isinstance(statement, cst.ClassDef):
-            yield from _functions(_block(statement.body), statement)
+            yield from _functions(_block(statement.body), statement, (*path, statement.name.value))
         elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
             for block in _compound_blocks(statement):
-                yield from _functions(block, owner)
+                yield from _functions(block, owner, path)
 
 
 def _block(body: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
@@ -353,12 +358,19 @@ def _compound_blocks(statement: cst.BaseCompoundStatement) -> Iterator[Sequence[
 
 
 class _Interpreter:
-    def __init__(self, analysis: FlowAnalysis, function: cst.FunctionDef | None, owner: cst.ClassDef | None) -> None:
+    def __init__(
+        self,
+        analysis: FlowAnalysis,
+        function: cst.FunctionDef | None,
+        owner: cst.ClassDef | None,
+        path: tuple[str, ...] = (),
+    ) -> None:
         self.analysis = analysis
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
         self.owner = owner
+        self.path = path
         self.state = _State()
         self.record = True
         self.no_grad = 0
@@ -382,12 +394,16 @@ class _Interpreter:
         is_method = self.owner is not None and not _is_static(function) and bool(params)
         if is_method:
             self.self_name = params[0].name.value
+        attributes = _MODULE_TENSOR_EVIDENCE if self.in_module_class else _TENSOR_EVIDENCE
+        functions = self.ctx.functions
+        evidence = functions.evidence(self.path, attributes) if functions is not None else None
         inputs = tensor_inputs(
             function,
             self.ctx,
             skip_first=is_method,
             in_module=self.in_module_class,
             device_aware=not self.in_module_class,
+            evidence=evidence,
         )
         for name in inputs:
             self.state.env[name] = Value(Kind.INPUT, module=False)
@@ -1336,6 +1352,7 @@ def tensor_inputs(
     skip_first: bool,
     in_module: bool = False,
     device_aware: bool = False,
+    evidence: tuple[set[str], bool] | None = None,
 ) -> list[str]:
     """Parameters that are tensors: annotated so, or used like one (``x.size(1)``, ``x.device``;
     in a module's methods also ``x.shape``, since NumPy arrays rarely reach ``forward``).
@@ -1347,13 +1364,16 @@ def tensor_inputs(
     params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
     if skip_first:
         params = params[1:]
-    evidence, mentions_device = _tensor_evidence(function, _MODULE_TENSOR_EVIDENCE if in_module else _TENSOR_EVIDENCE)
+    # From the function's source text when known (cheap), else from its tree.
+    used_like_tensors, mentions_device = evidence or _tensor_evidence(
+        function, _MODULE_TENSOR_EVIDENCE if in_module else _TENSOR_EVIDENCE
+    )
     if device_aware and not mentions_device:
         return []
     found = []
     for param in params:
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
-        if _TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in evidence):
+        if _TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in used_like_tensors):
             found.append(param.name.value)
     return found
 

@@ -82,6 +82,7 @@ class MixedDevices(Rule):
     """
 
     code = "DEV201"
+    uses_flow = True
     name = "mixed-devices"
     message = "`{host}` is on the CPU ({why}) but `{accel}` is on `{device}`; they meet in {operation}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
@@ -160,6 +161,7 @@ class TensorCreatedWithoutDevice(Rule):
     """
 
     code = "DEV202"
+    uses_flow = True
     name = "tensor-created-without-device"
     message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}"
     fix_title = "Create it with `device={device}`"
@@ -256,6 +258,7 @@ class DiscardedMove(Rule):
     """
 
     code = "DEV203"
+    uses_flow = True
     name = "discarded-move"
     message = "`{call}` returns a moved copy that is thrown away; tensors are not moved in place"
     fix_title = "Assign the result: `{target} = {call}`"
@@ -318,6 +321,7 @@ class ModelInputNotMoved(Rule):
     """
 
     code = "DEV204"
+    uses_flow = True
     name = "model-input-not-moved"
     message = "`{argument}` comes from the data loader on the CPU but `{model}` is on `{device}`"
     fix_title = "Move the input: `{argument}{move}`"
@@ -386,6 +390,7 @@ class NumpyOnAccelerator(Rule):
     """
 
     code = "DEV205"
+    uses_flow = True
     name = "numpy-on-accelerator"
     message = "`{tensor}` lives on `{device}`; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
@@ -449,6 +454,7 @@ class TransformBeforeMove(Rule):
     """
 
     code = "DEV206"
+    uses_flow = True
     name = "transform-before-move"
     message = "`{transform}(...)` runs on the CPU: `{name}` is moved to the device only afterwards"
     fix_title = "Move `{name}` to the device before the transform"

@@ -68,6 +68,7 @@ class SubmoduleAssignedAfterMove(Rule):
     """
 
     code = "DEV101"
+    uses_flow = True
     name = "submodule-assigned-after-move"
     message = "`{attached}` is attached to `{owner}` after `{owner}` was moved, so it stays on the CPU"
     fix_title = "Move it too: `{move}`"
