@@ -14,16 +14,25 @@ from flake8_device.analysis import torch_api
 _FACTORY_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
 _STATEFUL_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.STATEFUL_NN_MODULES}))
 
+_TRANSFORM_NAMES = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_TRANSFORMS}))
+
 # Any torch tensor factory call.
 FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\("
+# `self.x = <a tensor built from factories>`: the value starts (after signs, numbers and
+# parentheses) with a factory or a torch function of tensors (`torch.tril(torch.ones(...))`).
+ATTRIBUTE_SET_TO_TENSOR = (
+    rf"\.\w+\s*(?::[^=\n]+)?=\s*[-+*/().\d\s]*(?:[A-Za-z_]\w*\.)*(?:{_FACTORY_NAMES}|{_TRANSFORM_NAMES})\s*\("
+)
+# `self.x = [...]`, `= (...)`, `= {...}`, `= list(...)`: a container assigned to an attribute.
+ATTRIBUTE_SET_TO_CONTAINER = r"\.\w+\s*(?::[^=\n]+)?=\s*(?:[\[{(]|list\s*\(|tuple\s*\()"
 # A factory call whose first parenthesis group has no `device=`: nested parentheses stop the
 # look-ahead early, so a call without `device=` always matches (the marker stays necessary).
 HOST_FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\((?![^()]*\bdevice\s*=)"
 STATEFUL_LAYER_CALL = rf"(?:{_STATEFUL_NAMES})\s*\("
 
 # Something that puts a value on an accelerator: a move, a `device=` other than another
-# tensor's `.device`, a `device_map=`, or a move helper.
-ACCELERATOR_SOURCE = r"\.(?:to|cuda)\s*\(|device(?:_map)?\s*=\s*(?![\w.]*\.device\b)|(?:{moves})\s*\("
+# tensor's `.device` (or a `device=None` default in a signature), a `device_map=`, or a move helper.
+ACCELERATOR_SOURCE = r"\.(?:to|cuda)\s*\(|device(?:_map)?\s*=\s*(?![\w.]*\.device\b|None\b)|(?:{moves})\s*\("
 # Something that is certainly on the host: `.cpu()`, a factory without `device=` (or with
 # `device="cpu"`), a data loader, `.to("cpu")`.
 HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|LOADER|\bdl\b|\.to\s*\(\s*[\"']cpu"

@@ -459,7 +459,7 @@ class TransformBeforeMove(Rule):
     message = "`{transform}(...)` runs on the CPU: `{name}` is moved to the device only afterwards"
     fix_title = "Move `{name}` to the device before the transform"
     fix_safety = FixSafety.SAFE
-    markers = (marker.MOVE_CALL, r"\bfor\b")
+    markers = (marker.MOVE_CALL, r"\bfor\b", marker.HOST_SOURCE)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.TransformBeforeMove):
@@ -529,6 +529,10 @@ class HardcodedCudaInModule(Rule):
     fix_title = "Use `{device}` instead"
     fix_safety = FixSafety.UNSAFE
     markers = (r"\.cuda\s*\(|[\"']cuda",)
+
+    @classmethod
+    def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
+        return unit.kind in ("method", "class")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

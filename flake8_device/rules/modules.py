@@ -156,7 +156,12 @@ class TensorAttributeNotRegistered(Rule):
     message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
     fix_title = "Register `{target}` with `self.register_buffer(..., persistent=False)`"
     fix_safety = FixSafety.SAFE
-    markers = (r"def __init__\b", marker.FACTORY_CALL)
+    markers = (r"def __init__\b", marker.ATTRIBUTE_SET_TO_TENSOR)
+
+    @classmethod
+    def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
+        return unit.name == "__init__" or unit.kind == "class"
+
     needs_whole_class = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -264,7 +269,11 @@ class ModuleListNotRegistered(Rule):
     message = "`{target}` keeps {what} in a plain Python {container}: they are not moved, trained or saved"
     fix_title = "Wrap the {container} in `{wrapper}`"
     fix_safety = FixSafety.UNSAFE
-    markers = (r"\.\w+\s*(?::[^=\n]+)?=\s*[\[{(]",)
+    markers = (marker.ATTRIBUTE_SET_TO_CONTAINER, rf"{marker.MODULE_CONSTRUCTOR_CALL}|Parameter\s*\(")
+
+    @classmethod
+    def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
+        return unit.kind in ("method", "class")
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if not self.ctx.in_method_of_module():
