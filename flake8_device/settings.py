@@ -209,9 +209,8 @@ def _describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {value!r}"
     if isinstance(value, list):
-        return "a list" + (
-            f" containing {_describe(next(v for v in value if not isinstance(v, str)))}" if value else ""
-        )
+        odd = [v for v in value if not isinstance(v, str)]
+        return f"a list containing {_describe(odd[0])}" if odd else "a list"
     if isinstance(value, dict):
         return "a table"
     return type(value).__name__
