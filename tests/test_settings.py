@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from cli_support import BUG, run, write
 from flake8_device import cli
+from flake8_device.registry import rule_by_code
 from flake8_device.settings import ConfigError, load_settings, read_table
 
 MOVE_FUNCTION_SOURCE = (
@@ -146,6 +148,27 @@ def test_without_tomllib_or_tomli_the_message_says_what_is_needed(
     # A pyproject.toml that never mentions flake8-device is not even parsed.
     write(tmp_path / "pyproject.toml", '[project]\nname = "demo"\n')
     assert read_table(tmp_path / "pyproject.toml") is None
+
+
+def readme_block(language: str) -> str:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(rf"```{language}\n(.*?)```", readme, re.S)
+    assert len(blocks) == 1, f"expected one {language} block in the README"
+    return blocks[0]
+
+
+def test_the_readme_configuration_examples_work(tmp_path: Path) -> None:
+    # A DEV202 bug where the examples' per-file-ignores switch DEV202 off.
+    bug = rule_by_code("DEV202").code_block("Example")  # type: ignore[union-attr]
+    write(tmp_path / "tests" / "test_model.py", bug)
+    assert run(".", cwd=tmp_path).returncode == 1
+    assert "DEV202" in flake8("--select", "DEV", ".", cwd=tmp_path).stdout
+    write(tmp_path / "pyproject.toml", readme_block("toml"))
+    result = run(".", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    write(tmp_path / "tox.ini", readme_block("ini"))
+    result = flake8(".", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 # -- the same settings under flake8 -------------------------------------------------------------------
