@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from flake8_device import __version__
 from flake8_device.config import AnalysisConfig
@@ -220,9 +221,7 @@ def _report(outcomes: list[Outcome], errors: list[str], args: argparse.Namespace
     findings: list[Finding] = sorted((f for o in outcomes for f in o.findings), key=Finding.sort_key)
     for outcome in outcomes:
         if outcome.stdout is not None:
-            out.flush()
-            out.buffer.write(outcome.stdout)
-            out.buffer.flush()
+            _write_bytes(out, outcome.stdout)
         if outcome.diff:
             out.write(outcome.diff)
     rules = all_rules()
@@ -252,6 +251,17 @@ def _report(outcomes: list[Outcome], errors: list[str], args: argparse.Namespace
     if (findings or (args.diff and applied)) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _write_bytes(stream: TextIO, data: bytes) -> None:
+    """Fixed code goes out byte for byte (its own encoding, BOM and line endings)."""
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding program's)
+        stream.write(data.decode("utf-8", errors="replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
 
 
 def _plural(count: int, noun: str) -> str:

@@ -85,9 +85,10 @@ def wants_color(choice: str, stream: IO[str]) -> bool:
 def text_line(finding: Finding, *, color: bool = False) -> str:
     if not color:
         return f"{finding.location}: {finding.code} {finding.message}"
-    parts = finding.location.split(":")
-    location = f"{_BOLD}{parts[0]}{_RESET}" + "".join(f"{_CYAN}:{_RESET}{part}" for part in parts[1:])
-    return f"{location}{_CYAN}:{_RESET} {_BOLD}{_RED}{finding.code}{_RESET} {finding.message}"
+    colon = f"{_CYAN}:{_RESET}"
+    cell = [f"cell_{finding.cell}"] if finding.cell is not None else []
+    location = colon.join([f"{_BOLD}{finding.path}{_RESET}", *cell, str(finding.line), str(finding.column)])
+    return f"{location}{colon} {_BOLD}{_RED}{finding.code}{_RESET} {finding.message}"
 
 
 def statistics(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> list[str]:
