@@ -1,28 +1,38 @@
 """The ``flake8-device`` command: lint, ``--fix`` and ``--diff``, a thin layer over the engine.
 
-Exit status: 0 when clean, 1 when findings remain, 2 on a usage or I/O
-error or a file that cannot be parsed.
+Exit status: 0 when clean, 1 when findings remain, 2 on a usage, configuration
+or I/O error or a file that cannot be parsed.  Checking files is
+:mod:`.runner`'s job, output formats are :mod:`.formats`', configuration is
+:mod:`.settings`'.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
 
 from flake8_device import __version__
 from flake8_device.config import AnalysisConfig
 from flake8_device.docs import rule_markdown
-from flake8_device.engine import Engine
-from flake8_device.files import DEFAULT_EXCLUDES, Discovered, FileError, discover, read_bytes, write_atomically
-from flake8_device.model import FixSafety, Violation
+from flake8_device.files import DEFAULT_EXCLUDES, Discovered, FileError, Pattern, discover
+from flake8_device.formats import FORMATS, Finding, statistics, wants_color, write_findings
+from flake8_device.model import FixSafety
 from flake8_device.registry import all_rules, default_off_codes, rule_by_code
+from flake8_device.runner import Options, Outcome, run_all
 from flake8_device.selection import Selection
-from flake8_device.source import SourceError, decode_source
+from flake8_device.settings import (
+    ConfigError,
+    Settings,
+    discover_settings,
+    load_settings,
+    parse_per_file_ignores,
+    parse_versions_option,
+    start_directory,
+)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -34,30 +44,66 @@ def _comma_list(value: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flake8-device",
-        description="Find (and fix) PyTorch device-placement bugs.",
+        description="Find (and fix) PyTorch device-placement bugs in Python files and Jupyter notebooks.",
+        epilog="Settings are read from [tool.flake8-device] in the nearest pyproject.toml; flags override them.",
     )
-    parser.add_argument("paths", nargs="*", default=["."], help="files or directories to check; - reads stdin")
-    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
-    parser.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
     parser.add_argument(
+        "paths", nargs="*", default=["."], help="files or directories to check (.py and .ipynb); - reads stdin"
+    )
+    fixing = parser.add_argument_group("fixing")
+    fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place (on stdin: print the fixed code)")
+    fixing.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
+    fixing.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
+    selecting = parser.add_argument_group("what to check")
+    selecting.add_argument(
         "--select", type=_comma_list, default=None, help="codes or prefixes to check (replaces the default)"
     )
-    parser.add_argument("--extend-select", type=_comma_list, default=[], help="codes or prefixes to check in addition")
-    parser.add_argument("--ignore", type=_comma_list, default=None, help="codes or prefixes to skip")
-    parser.add_argument("--extend-ignore", type=_comma_list, default=[], help="codes or prefixes to skip in addition")
-    parser.add_argument(
+    selecting.add_argument(
+        "--extend-select", type=_comma_list, default=[], help="codes or prefixes to check in addition"
+    )
+    selecting.add_argument("--ignore", type=_comma_list, default=None, help="codes or prefixes to skip")
+    selecting.add_argument(
+        "--extend-ignore", type=_comma_list, default=[], help="codes or prefixes to skip in addition"
+    )
+    selecting.add_argument(
+        "--per-file-ignores",
+        default=None,
+        metavar="PATTERN:CODES ...",
+        help='codes to skip in matching files, as in flake8: "tests/*:DEV202,DEV203 scripts/*.py:DEV1"',
+    )
+    selecting.add_argument(
         "--exclude", type=_comma_list, default=None, help="file or directory patterns to skip (replaces the default)"
     )
-    parser.add_argument("--extend-exclude", type=_comma_list, default=[], help="patterns to skip in addition")
-    parser.add_argument("--stdin-filename", default="stdin", help="the name to report for code read from stdin")
-    parser.add_argument(
+    selecting.add_argument("--extend-exclude", type=_comma_list, default=[], help="patterns to skip in addition")
+    selecting.add_argument(
+        "--stdin-filename", default=None, help="the name to report (and configure by) for code read from stdin"
+    )
+    analysis = parser.add_argument_group("analysis")
+    analysis.add_argument(
         "--device-move-functions",
         type=_comma_list,
         default=[],
         help="extra function names that move a batch to a device (like batch_to_device)",
     )
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    analysis.add_argument(
+        "--device-versions",
+        type=_comma_list,
+        default=[],
+        metavar="PACKAGE=VERSION,...",
+        help="package versions the advisories should assume (e.g. torch=2.1.0)",
+    )
+    config = parser.add_argument_group("configuration")
+    config.add_argument("--config", metavar="PYPROJECT", help="read [tool.flake8-device] from this file only")
+    config.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--format", choices=FORMATS, default="text", help="text (flake8 style), json, sarif, or github (annotations)"
+    )
+    output.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="colour text output (auto: on a terminal)"
+    )
+    output.add_argument("--statistics", action="store_true", help="count the findings per code")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
@@ -65,113 +111,66 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@dataclass
-class Options:
-    rules: tuple[str, ...]
-    config: AnalysisConfig
-    fix: bool
-    diff: bool
-    unsafe_fixes: bool
-    stdin_filename: str
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.isolated:
+        return Settings()
+    if args.config:
+        return load_settings(_existing(args.config))
+    return discover_settings(start_directory(args.paths, args.stdin_filename))
 
 
-@dataclass
-class Outcome:
-    path: str
-    violations: list[Violation] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    applied: int = 0
-    diff: str = ""
-    stdout: str | None = None
+def _existing(path: str) -> Path:
+    if not os.path.isfile(path):
+        raise ConfigError(f"{path}: no such configuration file")
+    return Path(path)
 
 
-_ENGINES: dict[tuple[tuple[str, ...], AnalysisConfig], Engine] = {}
-
-
-def _engine(options: Options) -> Engine:
-    key = (options.rules, options.config)
-    engine = _ENGINES.get(key)
-    if engine is None:
-        by_code = {r.code: r for r in all_rules()}
-        engine = _ENGINES[key] = Engine([by_code[c] for c in options.rules], options.config)
-    return engine
-
-
-def check_file(task: tuple[str, Options]) -> Outcome:
-    """Lint (and maybe fix) one file; every problem ends up in the outcome, never raised."""
-    path, options = task
-    display = options.stdin_filename if path == "-" else path
-    outcome = Outcome(display)
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else read_bytes(path)
-        decoded = decode_source(data)
-    except (FileError, SourceError) as error:
-        outcome.errors.append(str(error) if isinstance(error, FileError) else f"{display}: {error}")
-        return outcome
-    engine = _engine(options)
-    try:
-        if options.fix or options.diff:
-            fixed = engine.fix(decoded.text, unsafe_fixes=options.unsafe_fixes)
-            result = fixed.remaining
-            outcome.warnings += [f"{display}:{line}" for line in fixed.refused]
-            outcome.applied = fixed.applied
-            if fixed.text != decoded.text:
-                if options.diff:
-                    outcome.diff = "".join(
-                        difflib.unified_diff(
-                            decoded.text.splitlines(keepends=True),
-                            fixed.text.splitlines(keepends=True),
-                            fromfile=display,
-                            tofile=display,
-                        )
-                    )
-                elif path == "-":
-                    outcome.stdout = fixed.text
-                else:
-                    write_atomically(path, decoded.encode(fixed.text), expected_current=data)
-            elif path == "-" and options.fix:
-                outcome.stdout = decoded.text
-            outcome.violations = result.violations
-        else:
-            result = engine.lint(decoded.text, honour_noqa=True)
-            outcome.violations = result.violations
-    except FileError as error:
-        outcome.errors.append(str(error))
-        return outcome
-    except RecursionError:
-        outcome.errors.append(f"{display}: too deeply nested to analyse (the file was skipped)")
-        return outcome
-    if result.error:
-        outcome.errors.append(f"{display}: {result.error}")
-    outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
-    return outcome
-
-
-def _selection(args: argparse.Namespace) -> Selection:
+def _selection(args: argparse.Namespace, settings: Settings) -> Selection:
+    """Flags replace (select, ignore) or extend (extend-*) what the configuration says."""
+    select = args.select if args.select is not None else settings.select
+    ignore = args.ignore if args.ignore is not None else settings.ignore
     return Selection(
-        select=args.select,
-        extend_select=args.extend_select,
-        ignore=args.ignore,
-        extend_ignore=args.extend_ignore,
+        select=None if select is None else tuple(select),
+        extend_select=(*settings.extend_select, *args.extend_select),
+        ignore=None if ignore is None else tuple(ignore),
+        extend_ignore=(*settings.extend_ignore, *args.extend_ignore),
         default_off=default_off_codes(),
     )
 
 
-def _run_all(tasks: list[tuple[str, Options]], jobs: int) -> list[Outcome]:
-    on_disk = [t for t in tasks if t[0] != "-"]
-    if jobs <= 1 or len(on_disk) < 2:
-        return [check_file(t) for t in tasks]
-    # stdin is read in this process; files in a pool, results kept in input order.
-    outcomes: dict[int, Outcome] = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        indexed = [(i, t) for i, t in enumerate(tasks) if t[0] != "-"]
-        for (i, _), outcome in zip(indexed, pool.map(check_file, [t for _, t in indexed], chunksize=8)):
-            outcomes[i] = outcome
-    for i, task in enumerate(tasks):
-        if task[0] == "-":
-            outcomes[i] = check_file(task)
-    return [outcomes[i] for i in range(len(tasks))]
+def _options(args: argparse.Namespace, settings: Settings, selection: Selection) -> Options:
+    per_file_ignores = settings.per_file_ignores
+    if args.per_file_ignores is not None:
+        per_file_ignores = parse_per_file_ignores(args.per_file_ignores, os.getcwd())
+    config = (
+        AnalysisConfig()
+        .with_extra_move_functions([*settings.device_move_functions, *args.device_move_functions])
+        .with_versions([*settings.versions, *parse_versions_option(args.device_versions, "--device-versions")])
+    )
+    return Options(
+        selection=selection,
+        config=config,
+        fix=args.fix,
+        diff=args.diff,
+        unsafe_fixes=args.unsafe_fixes,
+        stdin_filename=args.stdin_filename or "stdin",
+        per_file_ignores=per_file_ignores,
+    )
+
+
+def _excludes(args: argparse.Namespace, settings: Settings) -> tuple[list[Pattern], list[Pattern]]:
+    """(patterns pruning the walk, the user's own patterns that also apply to files named explicitly)."""
+    cwd = os.getcwd()
+    if args.exclude is not None:
+        base = [Pattern(p, cwd) for p in args.exclude]
+        user = list(base)
+    elif settings.exclude is not None:
+        base = list(settings.exclude)
+        user = list(base)
+    else:
+        base, user = [Pattern(p, cwd) for p in DEFAULT_EXCLUDES], []
+    extended = [*settings.extend_exclude, *(Pattern(p, cwd) for p in args.extend_exclude)]
+    return [*base, *extended], [*user, *extended]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -184,54 +183,56 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_ERROR
         print(rule_markdown(rule), end="")
         return EXIT_CLEAN
-    selection = _selection(args)
+    if args.fix and args.diff:
+        parser.error("--fix and --diff cannot be combined (--diff changes nothing)")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        parser.error("--unsafe-fixes needs --fix or --diff")
+    try:
+        settings = _settings(args)
+        selection = _selection(args, settings)
+        options = _options(args, settings, selection)
+    except ConfigError as error:
+        print(f"flake8-device: {error}", file=sys.stderr)
+        return EXIT_ERROR
     if args.list_rules:
         for rule in all_rules():
             state = "on " if selection.enabled(rule.code) else "off"
             print(f"{rule.code}  {state}  {rule.name}")
         return EXIT_CLEAN
-    if args.fix and args.diff:
-        parser.error("--fix and --diff cannot be combined (--diff changes nothing)")
-    if args.unsafe_fixes and not (args.fix or args.diff):
-        parser.error("--unsafe-fixes needs --fix or --diff")
-    options = Options(
-        rules=tuple(r.code for r in all_rules() if selection.enabled(r.code)),
-        config=AnalysisConfig().with_extra_move_functions(args.device_move_functions),
-        fix=args.fix,
-        diff=args.diff,
-        unsafe_fixes=args.unsafe_fixes,
-        stdin_filename=args.stdin_filename,
-    )
-    excludes = [*(args.exclude if args.exclude is not None else DEFAULT_EXCLUDES), *args.extend_exclude]
+    walk_excludes, explicit_excludes = _excludes(args, settings)
     errors: list[str] = []
     tasks: list[tuple[str, Options]] = []
-    for found in discover(args.paths, excludes):
+    for found in discover(args.paths, walk_excludes, explicit_excludes=explicit_excludes):
         if isinstance(found, FileError):
             errors.append(str(found))
         else:
             assert isinstance(found, Discovered)
             tasks.append((found.path, options))
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
-    outcomes = _run_all(tasks, jobs)
+    outcomes = run_all(tasks, jobs)
     return _report(outcomes, errors, args)
 
 
 def _report(outcomes: list[Outcome], errors: list[str], args: argparse.Namespace) -> int:
     out = sys.stdout
+    fixed_code_on_stdout = any(o.stdout is not None for o in outcomes)
     # With --fix on stdin, stdout carries the fixed code; findings go to stderr.
-    findings_stream = sys.stderr if any(o.stdout is not None for o in outcomes) else out
-    rows: list[tuple[str, Violation]] = [(o.path, v) for o in outcomes for v in o.violations]
-    rows.sort(key=lambda row: (row[0], row[1].line, row[1].col, row[1].code))
+    findings_stream = sys.stderr if fixed_code_on_stdout else out
+    findings: list[Finding] = sorted((f for o in outcomes for f in o.findings), key=Finding.sort_key)
     for outcome in outcomes:
         if outcome.stdout is not None:
-            out.write(outcome.stdout)
+            _write_bytes(out, outcome.stdout)
         if outcome.diff:
             out.write(outcome.diff)
+    rules = all_rules()
     if not args.diff:  # --diff prints only the diff on stdout
-        for path, violation in rows:
-            findings_stream.write(
-                f"{path}:{violation.line}:{violation.col + 1}: {violation.code} {violation.message}\n"
-            )
+        color = wants_color(args.color, findings_stream) and args.format == "text"
+        if findings or args.format in ("json", "sarif"):
+            write_findings(findings_stream, args.format, findings, rules, color=color)
+    if args.statistics and findings:
+        machine_readable = args.format in ("json", "sarif") or args.diff
+        stats_stream = sys.stderr if machine_readable else findings_stream
+        stats_stream.writelines(line + "\n" for line in statistics(findings, rules))
     out.flush()
     for outcome in outcomes:
         errors.extend(outcome.errors)
@@ -243,23 +244,34 @@ def _report(outcomes: list[Outcome], errors: list[str], args: argparse.Namespace
     if applied:
         verb = "Would fix" if args.diff else "Fixed"
         print(f"{verb} {_plural(applied, 'finding')}.", file=sys.stderr)
-    if rows and not args.fix and not args.diff:
-        print(_summary([v for _, v in rows]), file=sys.stderr)
+    if findings and not args.fix and not args.diff:
+        print(_summary(findings), file=sys.stderr)
     if errors:
         return EXIT_ERROR
-    if (rows or (args.diff and applied)) and not args.exit_zero:
+    if (findings or (args.diff and applied)) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _write_bytes(stream: TextIO, data: bytes) -> None:
+    """Fixed code goes out byte for byte (its own encoding, BOM and line endings)."""
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding program's)
+        stream.write(data.decode("utf-8", errors="replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _summary(violations: list[Violation]) -> str:
-    safe = sum(1 for v in violations if v.fixable and v.fix_safety is FixSafety.SAFE)
-    unsafe = sum(1 for v in violations if v.fixable and v.fix_safety is FixSafety.UNSAFE)
-    text = f"Found {_plural(len(violations), 'finding')}"
+def _summary(findings: list[Finding]) -> str:
+    safe = sum(1 for f in findings if f.fixable and f.fix_safety is FixSafety.SAFE)
+    unsafe = sum(1 for f in findings if f.fixable and f.fix_safety is FixSafety.UNSAFE)
+    text = f"Found {_plural(len(findings), 'finding')}"
     if safe:
         text += f"; {safe} fixable with --fix"
     if unsafe:

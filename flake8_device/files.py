@@ -30,7 +30,8 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".ruff_cache",
 )
 
-PYTHON_SUFFIXES = (".py",)
+# What a directory walk picks up (files named on the command line are checked whatever their suffix).
+CHECKED_SUFFIXES = (".py", ".ipynb")
 
 
 class FileError(Exception):
@@ -44,20 +45,52 @@ class Discovered:
     explicit: bool
 
 
-def _excluded(name: str, path: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(path, p) for p in patterns)
+@dataclass(frozen=True)
+class Pattern:
+    """A file pattern, as flake8 reads them: without a ``/`` it matches a file or
+    directory name; with one, a path relative to ``root`` (the directory of the
+    configuration that declares it, or the current directory for flags)."""
+
+    text: str
+    root: str = "."
+
+    def matches(self, path: str, *, components: bool = False) -> bool:
+        """Does the pattern match ``path`` (its name, or its absolute path)?
+
+        With ``components``, any directory named along ``path`` counts too, so
+        ``generated`` excludes ``generated/model.py`` when pre-commit names the file.
+        """
+        if "/" in self.text:
+            absolute = os.path.normpath(os.path.join(os.path.abspath(self.root), self.text))
+            return fnmatch.fnmatch(os.path.abspath(path), absolute)
+        names = Path(path).parts if components else (os.path.basename(path),)
+        return any(fnmatch.fnmatch(name, self.text) for name in names)
+
+
+def _excluded(path: str, patterns: Sequence[Pattern]) -> bool:
+    return any(p.matches(path) for p in patterns)
 
 
 def discover(
-    paths: Sequence[str], excludes: Sequence[str], suffixes: Sequence[str] = PYTHON_SUFFIXES
+    paths: Sequence[str],
+    excludes: Sequence[Pattern],
+    suffixes: Sequence[str] = CHECKED_SUFFIXES,
+    *,
+    explicit_excludes: Sequence[Pattern] = (),
 ) -> Iterator[Discovered | FileError]:
-    """Files under ``paths`` in a stable order; problems are yielded, not raised."""
+    """Files under ``paths`` in a stable order; problems are yielded, not raised.
+
+    ``excludes`` prune the directory walk; a file named explicitly is checked
+    unless one of ``explicit_excludes`` (the user's own patterns, never the
+    defaults) matches it or a directory on its path.
+    """
     for given in paths:
         if given == "-":
             yield Discovered("-", explicit=True)
             continue
         if os.path.isfile(given):
-            yield Discovered(given, explicit=True)
+            if not any(p.matches(given, components=True) for p in explicit_excludes):
+                yield Discovered(given, explicit=True)
             continue
         if not os.path.exists(given):
             yield FileError(f"{given}: no such file or directory")
@@ -68,10 +101,10 @@ def discover(
         errors: list[OSError] = []
         walker = os.walk(given, onerror=errors.append, followlinks=False)
         for root, dirs, files in walker:
-            dirs[:] = sorted(d for d in dirs if not _excluded(d, os.path.join(root, d), excludes))
+            dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), excludes))
             for name in sorted(files):
                 full = os.path.join(root, name)
-                if name.endswith(tuple(suffixes)) and not _excluded(name, full, excludes):
+                if name.endswith(tuple(suffixes)) and not _excluded(full, excludes):
                     yield Discovered(full, explicit=False)
         for error in errors:
             yield FileError(f"{error.filename}: {error.strerror or error}")

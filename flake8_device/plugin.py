@@ -20,6 +20,7 @@ from flake8_device.config import AnalysisConfig
 from flake8_device.engine import Engine
 from flake8_device.registry import all_rules, default_off_codes
 from flake8_device.selection import Selection
+from flake8_device.settings import ConfigError, parse_versions_option
 
 
 class Plugin:
@@ -43,6 +44,13 @@ class Plugin:
             help="Extra function names that move a batch to a device, like "
             "`batch_to_device(batch, device)` (flake8-device).",
         )
+        manager.add_option(
+            "--device-versions",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="Package versions the flake8-device advisories should assume, like `torch=2.1.0,deepspeed=0.14.0`.",
+        )
         manager.extend_default_ignore(list(default_off_codes()))
 
     @classmethod
@@ -56,7 +64,17 @@ class Plugin:
         )
         # flake8 decides what is shown; running only what can be shown saves time.
         rules = [r for r in all_rules() if selection.enabled(r.code)]
-        config = AnalysisConfig().with_extra_move_functions(getattr(options, "device_move_functions", None) or [])
+        try:
+            versions = parse_versions_option(getattr(options, "device_versions", None) or [], "--device-versions")
+        except ConfigError as error:
+            # flake8 shows a plugin's exception as a traceback; a usage error deserves one line.
+            sys.stderr.write(f"flake8: {error}\n")
+            raise SystemExit(2) from None
+        config = (
+            AnalysisConfig()
+            .with_extra_move_functions(getattr(options, "device_move_functions", None) or [])
+            .with_versions(versions)
+        )
         cls._engine = Engine(rules, config)
 
     @classmethod
