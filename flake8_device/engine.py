@@ -27,7 +27,7 @@ from flake8_device.context import FileContext, Report
 from flake8_device.model import FixSafety, InsertImport, ReplaceNode, TextEdit, Violation
 from flake8_device.rule import Rule
 from flake8_device.source import LineIndex
-from flake8_device.units import SparseSource, UnitIndex
+from flake8_device.units import MarkerSpec, SparseSource, UnitIndex
 
 MAX_FIX_ROUNDS = 10
 _SCOPE_TYPES: frozenset[type] = frozenset({cst.ClassDef, cst.FunctionDef})
@@ -104,12 +104,14 @@ class Engine:
                 return LintResult(error=error)
         if honour_noqa and noqa.file_is_exempt(text):
             return LintResult()
-        candidates = self._rules_with_markers(text)
+        symbols = Symbols(tree)
+        vocabulary = symbols.vocabulary(text)
+        specs = {rule: self.specs[rule].for_file(vocabulary) for rule in self.rules}
+        candidates = self._rules_with_markers(text, specs)
         if not candidates:
             return LintResult()
         index = LineIndex(text)
-        symbols = Symbols(tree)
-        selection = self._select(tree, index, symbols, candidates)
+        selection = self._select(tree, index, [(rule, specs[rule]) for rule in candidates])
         if selection is None:
             return LintResult()
         sparse, flow_ranges = selection
@@ -122,12 +124,13 @@ class Engine:
             result.violations = noqa.filter_violations(text, result.violations)
         return result
 
-    def _rules_with_markers(self, text: str) -> list[type[Rule]]:
+    def _rules_with_markers(self, text: str, specs: Mapping[type[Rule], MarkerSpec]) -> list[type[Rule]]:
         """Rules whose first (cheapest) marker occurs in the file at all."""
         found: dict[re.Pattern[str], bool] = {}
         candidates = []
         for rule in self.rules:
-            lead = self.specs[rule].patterns[0]
+            lead = specs[rule].patterns[0]
+            assert not isinstance(lead, str)
             hit = found.get(lead)
             if hit is None:
                 hit = found[lead] = lead.search(text) is not None
@@ -136,18 +139,17 @@ class Engine:
         return candidates
 
     def _select(
-        self, tree: ast.Module, index: LineIndex, symbols: Symbols, rules: Sequence[type[Rule]]
+        self, tree: ast.Module, index: LineIndex, rules: Sequence[tuple[type[Rule], MarkerSpec]]
     ) -> tuple[SparseSource, list[tuple[int, int]] | None] | None:
         """The code to parse, and the line ranges the flow analysis must cover (None: all)."""
         if not self.select_units:
             return SparseSource(index.text, [], complete=True), None
         units = UnitIndex(tree)
-        modules = symbols.module_constructor_pattern()
-        chosen = units.select(index, (self.specs[r].for_file(modules) for r in rules))
+        chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
         if not selected:
             return None
-        flow_units = set().union(*(c for rule, c in zip(rules, chosen) if rule.uses_flow))
+        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
         sparse = units.sparse_source(index, units.with_headers(selected))
         return sparse, units.line_ranges(flow_units)
 

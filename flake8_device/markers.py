@@ -23,11 +23,19 @@ FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\("
 ATTRIBUTE_SET_TO_TENSOR = (
     rf"\.\w+\s*(?::[^=\n]+)?=\s*[-+*/().\d\s]*(?:[A-Za-z_]\w*\.)*(?:{_FACTORY_NAMES}|{_TRANSFORM_NAMES})\s*\("
 )
-# `self.x = [...]`, `= (...)`, `= {...}`, `= list(...)`: a container assigned to an attribute.
-ATTRIBUTE_SET_TO_CONTAINER = r"\.\w+\s*(?::[^=\n]+)?=\s*(?:[\[{(]|list\s*\(|tuple\s*\()"
+# `self.x = [nn.Linear(...), ...]`, `= (Block() for ...)`, `= {"a": nn.Linear()}`, `= list(...)`: a
+# container whose first element (all elements must be) builds a module or a parameter.
+_MODULE_OR_PARAMETER = r"(?:\s|#[^\n]*)*(?:{modules}|[\w.]*Parameter\s*\()"
+ATTRIBUTE_SET_TO_CONTAINER = (
+    rf"\.\w+\s*(?::[^=\n]+)?=\s*(?:(?:[\[(]|list\s*\(|tuple\s*\(){_MODULE_OR_PARAMETER}"
+    rf"|\{{[^:{{}}]*:{_MODULE_OR_PARAMETER})"
+)
+# A factory call, spelled as this file can spell one (`torch.zeros(`, `th.ones(`, `zeros(`):
+# filled in per file (see Symbols.vocabulary); a literal start makes it fast to scan for.
+FILE_FACTORY_CALL = "{factories}"
 # A factory call whose first parenthesis group has no `device=`: nested parentheses stop the
 # look-ahead early, so a call without `device=` always matches (the marker stays necessary).
-HOST_FACTORY_CALL = rf"(?:{_FACTORY_NAMES})\s*\((?![^()]*\bdevice\s*=)"
+HOST_FACTORY_CALL = r"{factories}(?![^()]*\bdevice\s*=)"
 STATEFUL_LAYER_CALL = rf"(?:{_STATEFUL_NAMES})\s*\("
 
 # Something that puts a value on an accelerator: a move, a `device=` other than another
@@ -37,7 +45,7 @@ ACCELERATOR_SOURCE = r"\.(?:to|cuda)\s*\(|device(?:_map)?\s*=\s*(?![\w.]*\.devic
 # `device="cpu"`), a data loader, `.to("cpu")`.
 HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|LOADER|\bdl\b|\.to\s*\(\s*[\"']cpu"
 # A call building an `nn.Module` (which may never be moved): filled in per file from its imports
-# and classes (see Symbols.module_constructor_pattern); only allowed after a rule's first marker.
+# and classes (see Symbols.vocabulary).
 MODULE_CONSTRUCTOR_CALL = "{modules}"
 # A move written as a statement or anywhere.
 MOVE_CALL = r"\.(?:to|cuda)\s*\("

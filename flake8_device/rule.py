@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from flake8_device.context import FileContext
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
-MODULES_PLACEHOLDER = "{modules}"
+FILE_PLACEHOLDERS = ("{modules}", "{factories}")
 _SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
 
 
@@ -59,18 +59,17 @@ class Rule:
     def marker_spec_for(cls, move_functions: frozenset[str]) -> MarkerSpec:
         """The compiled markers, with ``{moves}`` standing for the configured move helpers.
 
-        A marker containing ``{modules}`` (the names this file binds to module classes)
-        stays a template; the engine fills it in per file.  Only later markers may be
-        templates: the first one is scanned before anything about the file is known.
+        A marker naming the file's vocabulary (``{modules}``, ``{factories}``: see
+        Symbols.vocabulary) stays a template; the engine fills it in per file.
         """
         key = (cls, move_functions)
         spec = _SPECS.get(key)
         if spec is None:
             moves = "|".join(re.escape(name) for name in sorted(move_functions)) or "(?!)"
             patterns: list[re.Pattern[str] | str] = []
-            for position, marker in enumerate(cls.markers):
+            for marker in cls.markers:
                 marker = marker.replace("{moves}", moves)
-                if MODULES_PLACEHOLDER in marker and position > 0:
+                if any(placeholder in marker for placeholder in FILE_PLACEHOLDERS):
                     patterns.append(marker)
                 else:
                     patterns.append(re.compile(marker))

@@ -59,16 +59,22 @@ class MarkerSpec:
     """All ``patterns`` must match inside one unit; ``whole_class`` keeps sibling methods too."""
 
     # Compiled patterns, or templates the engine fills in per file (see Rule.marker_spec_for).
-    patterns: tuple[re.Pattern[str] | str, ...]
+    patterns: tuple[re.Pattern[str] | str, ...]  # type: ignore[assignment]
     whole_class: bool = False
     wants: UnitFilter | None = None
 
-    def for_file(self, modules: str) -> MarkerSpec:
-        """This spec with ``{modules}`` filled in: a pattern of the file's module-class names."""
+    def for_file(self, vocabulary: dict[str, str]) -> MarkerSpec:
+        """This spec with its templates filled in from the file's vocabulary (``{modules}`` ...)."""
         if all(not isinstance(p, str) for p in self.patterns):
             return self
-        filled = tuple(_compiled(p.replace("{modules}", modules)) if isinstance(p, str) else p for p in self.patterns)
+        filled = tuple(_compiled(_fill(p, vocabulary)) if isinstance(p, str) else p for p in self.patterns)
         return MarkerSpec(filled, self.whole_class, self.wants)
+
+
+def _fill(template: str, vocabulary: dict[str, str]) -> str:
+    for name, pattern in vocabulary.items():
+        template = template.replace("{" + name + "}", pattern)
+    return template
 
 
 @functools.lru_cache(maxsize=256)

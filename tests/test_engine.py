@@ -16,6 +16,7 @@ from flake8_device.registry import all_rules, rule_by_code
 from flake8_device.rule import Rule
 from flake8_device.selection import Selection
 from flake8_device.source import LineIndex, SourceError, decode_source
+from flake8_device.analysis.symbols import Symbols
 from flake8_device.units import UnitIndex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +122,8 @@ def test_sparse_source_keeps_only_wanted_units_with_exact_lines() -> None:
     index = LineIndex(text)
     rule = rule_by_code("DEV202")
     assert rule is not None
-    selected = units.with_headers(set().union(*units.select(index, [rule.marker_spec])))
+    spec = rule.marker_spec.for_file(Symbols(ast.parse(text)).vocabulary(text))
+    selected = units.with_headers(set().union(*units.select(index, [spec])))
     sparse = units.sparse_source(index, selected)
     assert not sparse.complete
     assert sparse.line_map == [8, 14, 15]

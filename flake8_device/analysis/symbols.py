@@ -18,6 +18,12 @@ import libcst as cst
 from flake8_device.analysis import torch_api
 
 
+# Imports of torch-family packages below the top level, which the module-level import table
+# does not see, and classes defined in indented blocks (perhaps inside functions).
+_NESTED_IMPORTS = re.compile(r"(?m)^[ \t]+(?:from|import)[ \t]+(?:torch|lightning|pytorch_lightning|torchmetrics)\b")
+_NESTED_CLASSES = re.compile(r"(?m)^[ \t]+class[ \t]+(\w+)")
+
+
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """``torch.nn.Linear`` for the expression ``torch.nn.Linear``; None for anything else."""
     parts: list[str] = []
@@ -141,26 +147,45 @@ class Symbols:
                 best = candidate
         return best
 
-    def module_constructor_pattern(self) -> str:
-        """A regular expression matching calls that build a module in this file:
-        ``nn.Linear(``, ``torch.nn.Conv2d(``, a local subclass ``Net(``, ``create_model(``."""
-        cached = self.__dict__.get("_constructor_pattern")
+    def vocabulary(self, text: str) -> dict[str, str]:
+        """Regular expressions for how this file spells things, to fill marker templates:
+
+        - ``{modules}``: calls building a module (``nn.Linear(``, ``Net(``, ``create_model(``);
+        - ``{factories}``: torch tensor factory calls (``torch.zeros(``, ``th.ones(``, ``zeros(``).
+
+        Spelled from module-level imports and every class name; a file that imports torch
+        inside a function gets the broad spellings instead, so markers stay necessary.
+        """
+        cached = self.__dict__.get("_vocabulary")
         if cached is not None:
             return cached
-        names = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
-        for local, target in self.imports.items():
-            if target == "torch.nn":
-                names.append(rf"{re.escape(local)}\.[A-Z]\w*")
-            elif target == "torch":
-                names.append(rf"{re.escape(local)}\.nn\.[A-Z]\w*")
-            elif torch_api.is_nn_module_class(target):
-                names.append(re.escape(local))
-        if self._module_classes is None:
-            self._module_classes = self._compute_module_classes()
-        names += [re.escape(name) for name in sorted(self._module_classes)]
-        pattern = rf"(?:{'|'.join(names)})\s*\("
-        self.__dict__["_constructor_pattern"] = pattern
-        return pattern
+        factory_names = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
+        if _NESTED_IMPORTS.search(text):
+            vocabulary = {"modules": r"\w+\s*\(", "factories": rf"(?:{factory_names})\s*\("}
+        else:
+            modules = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
+            factories = []
+            for local, target in self.imports.items():
+                name = re.escape(local)
+                if target == "torch.nn":
+                    modules.append(rf"{name}\.[A-Z]\w*")
+                elif target == "torch":
+                    modules.append(rf"{name}\.nn\.[A-Z]\w*")
+                    factories.append(rf"{name}\.(?:{factory_names})")
+                elif torch_api.is_nn_module_class(target):
+                    modules.append(name)
+                elif target in torch_api.TENSOR_FACTORIES:
+                    factories.append(name)
+            if self._module_classes is None:
+                self._module_classes = self._compute_module_classes()
+            nested = {m.group(1) for m in _NESTED_CLASSES.finditer(text)} if "class" in text else set()
+            modules += [re.escape(name) for name in sorted(self._module_classes | nested)]
+            vocabulary = {
+                "modules": rf"(?:{'|'.join(modules)})\s*\(",
+                "factories": rf"(?:{'|'.join(factories)})\s*\(" if factories else "(?!)",
+            }
+        self.__dict__["_vocabulary"] = vocabulary
+        return vocabulary
 
     @property
     def uses_torch(self) -> bool:
