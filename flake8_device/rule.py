@@ -11,7 +11,7 @@ import libcst as cst
 
 from flake8_device.config import DEFAULT_MOVE_FUNCTIONS
 from flake8_device.model import Fix, FixSafety
-from flake8_device.units import MarkerSpec, Unit
+from flake8_device.units import Marker, MarkerSpec, Unit
 
 if TYPE_CHECKING:
     from flake8_device.context import FileContext
@@ -40,7 +40,7 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     # Regular expressions that must all match inside one unit of code (a function,
     # a method, the top-level statements) for the rule to be able to fire there.
-    markers: ClassVar[tuple[str, ...]] = ()
+    markers: ClassVar[tuple[str | tuple[str, ...], ...]] = ()
     # Keep the whole enclosing class when one of its methods matches the markers.
     needs_whole_class: ClassVar[bool] = False
     # Reads the device-flow analysis: the flow covers the units this rule selected.
@@ -60,19 +60,24 @@ class Rule:
         """The compiled markers, with ``{moves}`` standing for the configured move helpers.
 
         A marker naming the file's vocabulary (``{modules}``, ``{factories}``: see
-        Symbols.vocabulary) stays a template; the engine fills it in per file.
+        Symbols.vocabulary) stays a template; the engine fills it in per file.  A marker
+        may be a tuple of alternatives, so that a per-file template stays small (and
+        cheap to compile) instead of being folded into a large pattern.
         """
         key = (cls, move_functions)
         spec = _SPECS.get(key)
         if spec is None:
             moves = "|".join(re.escape(name) for name in sorted(move_functions)) or "(?!)"
-            patterns: list[re.Pattern[str] | str] = []
-            for marker in cls.markers:
+
+            def prepared(marker: str) -> re.Pattern[str] | str:
                 marker = marker.replace("{moves}", moves)
                 if any(placeholder in marker for placeholder in FILE_PLACEHOLDERS):
-                    patterns.append(marker)
-                else:
-                    patterns.append(re.compile(marker))
+                    return marker
+                return re.compile(marker)
+
+            patterns: list[Marker] = [
+                tuple(map(prepared, m)) if isinstance(m, tuple) else prepared(m) for m in cls.markers
+            ]
             overridden = cls.wants_unit.__func__ is not Rule.wants_unit.__func__  # type: ignore[attr-defined]
             wants = cls.wants_unit if overridden else None
             spec = _SPECS[key] = MarkerSpec(patterns=tuple(patterns), whole_class=cls.needs_whole_class, wants=wants)

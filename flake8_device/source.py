@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import itertools
 import io
 import re
 import tokenize
@@ -62,7 +63,10 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        if "\r" in text:
+            self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        else:  # the common case, several times faster than the regular expression
+            self.starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))][:-1]
 
     def offset(self, line: int, col: int) -> int:
         return self.starts[line - 1] + col

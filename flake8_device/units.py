@@ -25,6 +25,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Union
 
 from flake8_device.source import LineIndex
 
@@ -54,21 +55,30 @@ class Unit:
 UnitFilter = Callable[[Unit, Callable[[str], bool]], bool]
 
 
+# A marker: a compiled pattern, a template the engine fills in per file (see
+# Rule.marker_spec_for), or a tuple of those of which any may match.
+Marker = Union[re.Pattern[str], str, tuple[Union[re.Pattern[str], str], ...]]
+
+
 @dataclass(frozen=True)
 class MarkerSpec:
     """All ``patterns`` must match inside one unit; ``whole_class`` keeps sibling methods too."""
 
-    # Compiled patterns, or templates the engine fills in per file (see Rule.marker_spec_for).
-    patterns: tuple[re.Pattern[str] | str, ...]  # type: ignore[assignment]
+    patterns: tuple[Marker, ...]
     whole_class: bool = False
     wants: UnitFilter | None = None
 
     def for_file(self, vocabulary: dict[str, str]) -> MarkerSpec:
         """This spec with its templates filled in from the file's vocabulary (``{modules}`` ...)."""
-        if all(not isinstance(p, str) for p in self.patterns):
+        if not any(isinstance(p, (str, tuple)) for p in self.patterns):
             return self
-        filled = tuple(_compiled(_fill(p, vocabulary)) if isinstance(p, str) else p for p in self.patterns)
-        return MarkerSpec(filled, self.whole_class, self.wants)
+        return MarkerSpec(tuple(_filled(p, vocabulary) for p in self.patterns), self.whole_class, self.wants)
+
+
+def _filled(marker: Marker, vocabulary: dict[str, str]) -> Marker:
+    if isinstance(marker, tuple):
+        return tuple(_filled(m, vocabulary) for m in marker)  # type: ignore[misc]
+    return _compiled(_fill(marker, vocabulary)) if isinstance(marker, str) else marker
 
 
 def _fill(template: str, vocabulary: dict[str, str]) -> str:
@@ -169,11 +179,12 @@ class UnitIndex:
             u for u in (self.unit_of_line(index.line_of(m.start())) for m in pattern.finditer(index.text)) if u >= 0
         }
 
-    def _unit_contains(self, index: LineIndex, unit: int, pattern: re.Pattern[str]) -> bool:
+    def _unit_contains(self, index: LineIndex, unit: int, marker: Marker) -> bool:
         starts, text = index.starts, index.text
+        patterns = marker if isinstance(marker, tuple) else (marker,)
         for first, last in self.units[unit].ranges:
             end = starts[last] if last < len(starts) else len(text)
-            if pattern.search(text, starts[first - 1], end):
+            if any(p.search(text, starts[first - 1], end) for p in patterns):  # type: ignore[union-attr]
                 return True
         return False
 

@@ -87,7 +87,7 @@ class MixedDevices(Rule):
     message = "`{host}` is on the CPU ({why}) but `{accel}` is on `{device}`; they meet in {operation}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (marker.ACCELERATOR_SOURCE, rf"{marker.HOST_SOURCE}|{marker.MODULE_CONSTRUCTOR_CALL}")
+    markers = (marker.ACCELERATOR_SOURCE, (marker.HOST_SOURCE, marker.MODULE_CONSTRUCTOR_CALL))
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.Mix):

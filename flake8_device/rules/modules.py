@@ -78,7 +78,7 @@ class SubmoduleAssignedAfterMove(Rule):
         r"(?:\.\w+|\w\[[^\]\n]*\])\s*=[^=]|setattr\s*\("
         r"|\.(?:add_module|register_module|register_parameter|register_buffer|append|insert)\s*\(",
         # What is attached is made in the unit: a module, a parameter, a host tensor.
-        rf"{marker.MODULE_CONSTRUCTOR_CALL}|{marker.HOST_SOURCE}|Parameter\s*\(",
+        (marker.MODULE_CONSTRUCTOR_CALL, marker.HOST_SOURCE, r"Parameter\s*\("),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -271,7 +271,7 @@ class ModuleListNotRegistered(Rule):
     message = "`{target}` keeps {what} in a plain Python {container}: they are not moved, trained or saved"
     fix_title = "Wrap the {container} in `{wrapper}`"
     fix_safety = FixSafety.UNSAFE
-    markers = (marker.ATTRIBUTE_SET_TO_CONTAINER,)
+    markers = (marker.ATTRIBUTE_SET_TO_CONTAINER, (marker.MODULE_CONSTRUCTOR_CALL, r"Parameter\s*\("))
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
