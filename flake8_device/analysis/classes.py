@@ -22,6 +22,17 @@ def _self_attribute(node: ast.expr, self_name: str) -> str | None:
     return None
 
 
+def _places(value: ast.expr) -> bool:
+    """Does the expression move something or choose a device (``.to(...)``, ``device=``)?"""
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Call):
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr in _MOVE_METHODS:
+                return True
+            if any(k.arg == "device" for k in sub.keywords):
+                return True
+    return False
+
+
 def _callee_name(node: ast.expr) -> str:
     if isinstance(node, ast.Call):
         func = node.func
@@ -39,7 +50,8 @@ class ClassInfo:
     init_calls: dict[str, str] = field(default_factory=dict)
     buffers: set[str] = field(default_factory=set)
     parameters: set[str] = field(default_factory=set)
-    # Attributes assigned outside __init__, or moved by hand anywhere (``self.x.to(...)``).
+    # Attributes moved by hand anywhere (``self.x.to(...)``), or set outside __init__ from an
+    # expression that moves or places something (``self.x = self.x.to(y.device)``).
     managed_by_hand: set[str] = field(default_factory=set)
     # Defines _apply / to / cuda / cpu itself, so it may move plain attributes.
     custom_move: bool = False
@@ -108,7 +120,9 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                         info.init_calls.setdefault(attr, callee)
                         if callee == "Parameter":
                             info.parameters.add(attr)
-                    else:
+                    elif _places(value):
+                        # ``self.mask = self.mask.to(x.device)``: kept on the right device by hand.
+                        # (A plain update such as running statistics does not count.)
                         info.managed_by_hand.add(attr)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 receiver = sub.func.value
