@@ -209,8 +209,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             assert isinstance(found, Discovered)
             tasks.append((found.path, options))
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
-    outcomes = run_all(tasks, jobs)
+    progress = ProgressBar(sys.stderr) if len(tasks) >= ProgressBar.MIN_FILES and sys.stderr.isatty() else None
+    outcomes = run_all(tasks, jobs, progress)
+    if progress is not None:
+        progress.clear()
     return _report(outcomes, errors, args)
+
+
+class ProgressBar:
+    """``[####....] 120/1004 files`` on a terminal's stderr, redrawn in place, erased at the end."""
+
+    MIN_FILES = 50
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        if filled == self.shown and done != total:
+            return  # redraw only when the bar grows
+        self.shown = filled
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total} files")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
+        self.stream.flush()
 
 
 def _report(outcomes: list[Outcome], errors: list[str], args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
@@ -157,17 +158,27 @@ def _unified_diff(old: str, new: str, from_name: str, to_name: str) -> str:
     )
 
 
-def run_all(tasks: list[tuple[str, Options]], jobs: int) -> list[Outcome]:
-    """Check every task; files go to a process pool when there are several, results in input order."""
+def run_all(
+    tasks: list[tuple[str, Options]], jobs: int, progress: Callable[[int, int], None] | None = None
+) -> list[Outcome]:
+    """Check every task; files go to a process pool when there are several, results in input order.
+
+    ``progress(done, total)`` is called as files finish (for a progress bar)."""
     on_disk = [t for t in tasks if t[0] != "-"]
+    tick = progress or (lambda done, total: None)
     if jobs <= 1 or len(on_disk) < 2:
-        return [check_file(t) for t in tasks]
+        results = []
+        for task in tasks:
+            results.append(check_file(task))
+            tick(len(results), len(tasks))
+        return results
     # stdin is read in this process.
     outcomes: dict[int, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(on_disk))) as pool:
         indexed = [(i, t) for i, t in enumerate(tasks) if t[0] != "-"]
         for (i, _), outcome in zip(indexed, pool.map(check_file, [t for _, t in indexed], chunksize=8)):
             outcomes[i] = outcome
+            tick(len(outcomes), len(tasks))
     for i, task in enumerate(tasks):
         if task[0] == "-":
             outcomes[i] = check_file(task)

@@ -156,3 +156,40 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(project: Path) -> Non
     assert "\033[" not in run("src/bug.py", cwd=project).stdout  # a pipe
     assert "\033[31m" in run("--color", "always", "src/bug.py", cwd=project).stdout
     assert "\033[" not in run_on_terminal(["--color", "never", "src/bug.py"], project, env)
+
+
+def run_with_terminal_stderr(args: list[str], cwd: Path) -> tuple[str, str]:
+    """(stdout, what the command wrote to its stderr, a pseudo-terminal)."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flake8_device", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=follower
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            process.kill()
+            raise AssertionError("no output from the command on the terminal")
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    stdout = process.stdout.read().decode() if process.stdout else ""
+    process.wait(timeout=60)
+    os.close(leader)
+    return stdout, b"".join(chunks).decode()
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    for number in range(60):
+        (tmp_path / f"m{number:02}.py").write_text("import torch\nx = torch.ones(3)\n")
+    (tmp_path / "m00.py").write_text(BUG)
+    stdout, terminal = run_with_terminal_stderr(["-j", "2", "."], tmp_path)
+    assert "] 60/60 files" in terminal and "\r" in terminal
+    assert stdout.startswith("./m00.py:") or stdout.startswith("m00.py:")
+    quiet = run("-j", "2", ".", cwd=tmp_path)
+    assert "files" not in quiet.stderr and "\r" not in quiet.stderr
