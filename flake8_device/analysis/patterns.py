@@ -46,6 +46,18 @@ def self_attribute(node: cst.BaseExpression, self_name: str | None) -> str | Non
     return None
 
 
+def root_name(node: cst.BaseExpression) -> str | None:
+    """``cfg`` for ``cfg["a"]["b"]``, ``cfg.a`` or ``cfg.get("a")``; None when it is not a name."""
+    while True:
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            break
+    return node.value if isinstance(node, cst.Name) else None
+
+
 def is_string(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
 
