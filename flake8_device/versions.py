@@ -186,7 +186,11 @@ def _locked_packages(data: Mapping[str, Any] | None) -> dict[str, str]:
         if not isinstance(entries, list):
             continue
         for entry in entries:
-            if isinstance(entry, Mapping) and isinstance(entry.get("name"), str) and isinstance(entry.get("version"), str):
+            if (
+                isinstance(entry, Mapping)
+                and isinstance(entry.get("name"), str)
+                and isinstance(entry.get("version"), str)
+            ):
                 pins.setdefault(normalise(entry["name"]), entry["version"])
     return pins
 
