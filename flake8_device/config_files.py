@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flake8_device import jsonpos, versions
-from flake8_device.analysis.deepspeed import Position, is_deepspeed_config
+from flake8_device.analysis.deepspeed import ConfigObject, Position, is_deepspeed_config
 from flake8_device.config import AnalysisConfig
 from flake8_device.engine import LintResult
 from flake8_device.model import FixSafety, Violation
@@ -48,7 +48,9 @@ def lint_config(
     for rule in rules:
         if not issubclass(rule, DeepSpeedConfigRule):
             continue
-        for anchor, fields in rule.check_config(root.value, hugging_face=True, versions=lookup):  # type: ignore[arg-type]
+        tree = root.value
+        assert isinstance(tree, ConfigObject)
+        for anchor, fields in rule.check_config(tree, hugging_face=True, versions=lookup):
             assert isinstance(anchor, Position)
             title = rule.fix_title.format(**fields) if rule.fix_title is not None else None
             violation = Violation(

@@ -12,7 +12,7 @@ the same findings from the same code.  Harmless oddities stay silent:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -26,7 +26,7 @@ OFFLOAD_DEVICES = frozenset({"cpu", "nvme", "none"})
 _OFFLOAD_SECTIONS = ("offload_optimizer", "offload_param")
 CONSUMER_MARKER = r"\b(?:initialize|HfDeepSpeedConfig|TrainingArguments|DeepSpeedStrategy|DeepSpeedPlugin)\s*\("
 
-VersionLookup = Callable[..., "ResolvedVersion | None"]
+VersionLookup = Callable[..., Optional[ResolvedVersion]]
 Finding = tuple[Anchor, dict[str, Any]]
 
 
