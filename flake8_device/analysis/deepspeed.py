@@ -23,7 +23,6 @@ DeepSpeed does not.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
@@ -194,20 +193,10 @@ def _consumer(ctx: FileContext, call: cst.Call) -> tuple[str, cst.BaseExpression
     return None
 
 
-def _scope_statements(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node of a scope, not descending into nested functions or classes."""
-    stack = list(children(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(children(node))
-
-
 def _binding(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     """The literal a name is bound to once in this scope, and never changed (else None)."""
     values: list[cst.BaseExpression] = []
-    for node in _scope_statements(scope):
+    for node in patterns.scope_nodes(scope):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from flake8_device.analysis import torch_api
@@ -203,3 +205,15 @@ def keyword_added(call: cst.Call, name: str, value: str) -> tuple[cst.CSTNode, t
         return call, (call.func, f"({name}={value})")
     last = call.args[-1].value
     return last, (last, f", {name}={value}")
+
+
+def scope_nodes(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a function's (or the module's) own scope: nested functions and classes are skipped."""
+    from flake8_device.walk import children
+
+    stack = list(children(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(children(node))
