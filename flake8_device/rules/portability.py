@@ -507,9 +507,10 @@ class HardcodedCudaInScript(Rule):
             if first is not None:
                 candidates.append(first.value)
         keyword = patterns.keyword(node, "device")
-        if keyword is not None:
-            candidates.append(keyword.value)
-        if self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
+        qualified = self.ctx.symbols.qualify(node.func) or ""
+        if keyword is not None and (method == "to" or qualified.startswith("torch.")):
+            candidates.append(keyword.value)  # not any `device=` (a dataclass field, a config)
+        if qualified == "torch.device" and node.args:
             candidates.append(node.args[0].value)
         for value in candidates:
             if id(value) not in self._handled and _device_literal(value) == "cuda":
