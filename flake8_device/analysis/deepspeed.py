@@ -176,9 +176,12 @@ def _consumer(ctx: FileContext, call: cst.Call) -> tuple[str, cst.BaseExpression
     qualified = ctx.symbols.qualify(call.func)
     if qualified is None:
         return None
+    written = patterns.last_name(call.func) or ""
     for suffix, keywords, position, hugging_face in _CONSUMERS:
         if not (qualified == suffix or qualified.endswith("." + suffix) or qualified.endswith(suffix)):
             continue
+        if not written.endswith(suffix.rsplit(".", 1)[-1]):
+            return None  # an alias: the rules' markers look for the name as written
         if suffix == "TrainingArguments" and not qualified.startswith(("transformers", "trl", "optimum")):
             continue
         for keyword in keywords:

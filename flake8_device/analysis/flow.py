@@ -882,8 +882,8 @@ class _Interpreter:
         callee = self._eval(func) if qualified is None else UNKNOWN
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         name = _last_name(func) or ""
-        if qualified is not None and qualified in torch_api.DIST_COLLECTIVES:
-            self._check_collective(node, qualified, arguments)
+        if qualified in torch_api.DIST_COLLECTIVES and name == qualified.rsplit(".", 1)[-1]:
+            self._check_collective(node, qualified, arguments)  # (written under its own name, not an alias)
         if name in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
         if qualified in ("numpy.asarray", "numpy.array") and arguments:
@@ -1083,7 +1083,8 @@ class _Interpreter:
         chosen += [o for a, o in zip(node.args, arguments) if a.keyword is not None and a.keyword.value in keywords]
         for operand in chosen:
             value = operand.value
-            if value.kind is Kind.HOST and value.module is False and not value.batch:
+            # ``module is None`` too: ``x.cpu()`` of an unknown value is a tensor here (no module is reduced).
+            if value.kind is Kind.HOST and value.module is not True and not value.batch:
                 self._emit(CollectiveOnHost(node, operand, qualified, self.function), operand.expr)
 
     def _check_synced_log(self, node: cst.Call, method: str) -> None:
@@ -1100,7 +1101,7 @@ class _Interpreter:
             logged = [e.value for e in given.value.elements if isinstance(e, cst.DictElement)]
         for expr in logged:
             value = self._value_of(expr)
-            if value.kind is Kind.HOST and value.module is False and not value.batch:
+            if value.kind is Kind.HOST and value.module is not True and not value.batch:
                 self._emit(SyncedLogOnHost(node, Operand(expr, value)), expr)
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:

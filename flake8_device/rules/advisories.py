@@ -176,7 +176,7 @@ class ComposerDeviceTransformsOnCpu(AdvisoryRule):
     message = (
         "Composer {version} ({source}) applies `device_transforms` on the CPU, before the batch is moved ({reference})"
     )
-    markers = (r"\bDataSpec\b", r"\bdevice_transforms\s*=")
+    markers = (r"\bdevice_transforms\s*=",)
     example_versions = ("mosaicml==0.26.0",)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -195,8 +195,8 @@ def _is_mps(node: cst.BaseExpression, rule: Rule) -> bool:
         return text.split(":")[0] == "mps"
     if isinstance(node, cst.Call):
         qualified = rule.ctx.symbols.qualify(node.func) or ""
-        if qualified.endswith(".DeviceMPS"):
-            return True
+        if qualified.endswith(".DeviceMPS") and "MPS" in rule.ctx.code_for(node.func):
+            return True  # (the name as written holds the marker text, even under an alias)
         if qualified == "torch.device":
             first = patterns.positional(node, 0)
             return first is not None and _is_mps(first.value, rule)
@@ -244,7 +244,7 @@ class ComposerMpsEvaluation(AdvisoryRule):
         "Composer {version} ({source}) fails to evaluate on MPS: "
         "`Encountered different devices in metric calculation` ({reference})"
     )
-    markers = (r"\bTrainer\s*\(", r"mps|MPS", r"\beval_dataloader\s*=")
+    markers = (r"mps|MPS", r"\beval_dataloader\s*=")
     example_versions = ("mosaicml==0.20.0",)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -328,7 +328,7 @@ class LightningLrFindBeforeDdp(AdvisoryRule):
         "Lightning {version} ({source}) leaves logged metrics on the CPU after the learning-rate finder, "
         "so the DDP fit fails: `No backend type associated with device type cpu` ({reference})"
     )
-    markers = (r"\blr_find\b|\bLearningRateFinder\b", r"\bTrainer\s*\(", r"ddp|devices")
+    markers = (r"\blr_find\s*\(|\bLearningRateFinder\s*\(", r"ddp|devices")
     example_versions = ("lightning==2.3.3",)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -345,7 +345,11 @@ class LightningLrFindBeforeDdp(AdvisoryRule):
             return
         if patterns.method_name(node) == "lr_find":
             self._finders.append((scope, node.func.attr))  # type: ignore[attr-defined]
-        elif qualified.startswith(_LR_FINDER_CALLBACKS) and qualified.endswith(".LearningRateFinder"):
+        elif (
+            qualified.startswith(_LR_FINDER_CALLBACKS)
+            and qualified.endswith(".LearningRateFinder")
+            and patterns.last_name(node.func) == "LearningRateFinder"  # as written: what the marker finds
+        ):
             self._finders.append((scope, node.func))
 
     def leave_Module(self, node: cst.Module) -> None:

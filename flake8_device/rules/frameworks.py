@@ -8,6 +8,7 @@ Lightning's `.cuda()` / `device="cuda"` / `.to("cuda")` inside a
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -202,9 +203,13 @@ class MetricStateNotAdded(Rule):
                 attr = patterns.self_attribute(target, self_name)
                 if attr is None or info.holds_state(attr) or attr in info.added_states or attr in info.moved_by_hand:
                     continue
-                if patterns.factory_expression(value, self.ctx.symbols, host_only=False) is None:
+                factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
+                if factory is None:
                     continue
                 changed = info.assignment_count.get(attr, 0) > info.init_assignment_count.get(attr, 0)
+                qualified = self.ctx.symbols.qualify(factory.func) or ""
+                if not changed and value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
+                    continue  # a 0-dim constant mixes legally with device tensors and needs no syncing
                 if changed:
                     suggestion = f'{self_name}.add_state("{attr}", default=..., dist_reduce_fx=...)'
                 else:
@@ -274,7 +279,8 @@ class CollectiveOnHostTensor(Rule):
             return
         owners = functions_with_owners(self.ctx.module)
         for event in found:
-            device = device_variable(self.ctx, event.function, owners.get(event.function) if event.function else None)
+            owner = owners.get(event.function) if event.function is not None else None
+            device = device_variable(self.ctx, event.function, owner, event.call)
             fix = _factory_device_fix(self, event.tensor.value.origin, device)
             self.report(
                 event.tensor.expr,
@@ -346,6 +352,8 @@ class WrappedModuleNotMoved(Rule):
             return
         nccl: bool | None = None
         for event in found:
+            if not re.search(r"DataParallel|^DDP$", patterns.last_name(event.call.func) or ""):
+                continue  # an alias the marker cannot see
             wrapper = event.wrapper.rsplit(".", 1)[-1]
             device_ids = patterns.keyword(event.call, "device_ids") or patterns.positional(event.call, 1)
             ids = device_ids.value if device_ids is not None else None

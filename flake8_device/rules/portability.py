@@ -90,7 +90,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._guards.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.symbols.qualify(node.func) != "torch.load":
+        if self.ctx.symbols.qualify(node.func) != "torch.load" or patterns.last_name(node.func) != "load":
             return
         if patterns.keyword(node, "map_location") is not None or any(a.star for a in node.args):
             return
@@ -102,7 +102,7 @@ class TorchLoadWithoutMapLocation(Rule):
         if self._saved_here(first.value):
             return  # a round trip: saved and loaded on this very machine
         owner = self.ctx.current_class if self.ctx.current_function is not None else None
-        device = device_variable(self.ctx, self.ctx.current_function, owner) or '"cpu"'
+        device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
         replaced, parts = patterns.keyword_added(node, "map_location", device)
         fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
         self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")
@@ -313,7 +313,8 @@ class Float64OnMps(Rule):
         self.report(anchor, fix=self.make_fix(), cast=cast)
 
     def _float64(self, node: cst.BaseExpression) -> bool:
-        return self.ctx.symbols.qualify(node) in _FLOAT64
+        written = patterns.last_name(node) in ("float64", "double")  # what the marker finds, aliases aside
+        return written and self.ctx.symbols.qualify(node) in _FLOAT64
 
     def _to_arguments(self, call: cst.Call) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
         """The float64 dtype (if any) and the device argument of ``x.to(...)``."""
