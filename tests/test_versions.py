@@ -219,3 +219,21 @@ def test_installed_metadata_is_read_from_the_path(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "0.14.2 installed\n"
+
+
+def test_without_a_toml_reader_toml_sources_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.9/3.10 without ``tomli``: pyproject.toml and TOML lock files are no source, and nothing breaks."""
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\ndependencies = ["deepspeed==0.14.2"]\n',
+            "uv.lock": '[[package]]\nname = "mosaicml"\nversion = "0.26.0"\n',
+            "requirements.txt": "lightning==2.3.3\n",
+        },
+    )
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # makes `import tomllib` raise ImportError
+    monkeypatch.setitem(sys.modules, "tomli", None)
+    assert found("deepspeed", root) is None and found("mosaicml", root) is None
+    assert found("lightning", root) == ("2.3.3", "pinned in requirements.txt")
+    monkeypatch.undo()
+    assert found("deepspeed", root) == ("0.14.2", "pinned in pyproject.toml")
