@@ -21,6 +21,9 @@ _CONFIG_OWNER = re.compile(
 _FLOAT64 = frozenset({"torch.float64", "torch.double"})
 # Casts that replace a float64 dtype (``.double().float()`` is float32 again).
 _OTHER_DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char"})
+# Files whose name says they hold no device tensors: LR-scheduler and grad-scaler states (Python
+# numbers), RNG states (CPU byte tensors), checkpoint metadata (epochs, steps).
+_NO_DEVICE_TENSORS = re.compile(r"sched|scaler|rng|random_state|metadata", re.I)
 _AVAILABILITY_CHECK = re.compile(r"is_available\s*\(|device_count\s*\(|torch\.accelerator\b|is_built\s*\(")
 
 
@@ -35,9 +38,11 @@ class TorchLoadWithoutMapLocation(Rule):
     """`torch.load` without `map_location`.
 
     ## What it does
-    Finds `torch.load(f)` called without `map_location` (outside a branch that
-    already checked `torch.cuda.is_available()`, and unless the same function
-    saved that file itself, as a round trip).
+    Finds `torch.load(f)` called without `map_location`; not in a branch that
+    already checked `torch.cuda.is_available()`, not for a file the same
+    function saved itself (a round trip) or bytes from `io.BytesIO(...)`, and
+    not for files named as scheduler, grad-scaler, RNG or metadata state, which
+    hold no device tensors.
 
     ## Why is this bad?
     `torch.load` restores every tensor on the device it was saved from. A
@@ -101,6 +106,10 @@ class TorchLoadWithoutMapLocation(Rule):
             return  # this branch only runs where CUDA exists
         if self._saved_here(first.value):
             return  # a round trip: saved and loaded on this very machine
+        if _NO_DEVICE_TENSORS.search(self.ctx.code_for(first.value)):
+            return  # scheduler, scaler, RNG state and metadata files hold no device tensors
+        if isinstance(first.value, cst.Call) and patterns.last_name(first.value.func) == "BytesIO":
+            return  # bytes serialised by this very run (e.g. sent between processes)
         owner = self.ctx.current_class if self.ctx.current_function is not None else None
         device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
         replaced, parts = patterns.keyword_added(node, "map_location", device)
