@@ -365,7 +365,7 @@ class FlowAnalysis:
 
 def functions_with_owners(module: cst.Module) -> dict[cst.FunctionDef, cst.ClassDef | None]:
     """Every function of the module, with the class whose body holds it (None for plain functions)."""
-    return dict(_functions(module.body, None))
+    return {function: owner for function, owner, _ in _functions(module.body, None, ())}
 
 
 def _functions(

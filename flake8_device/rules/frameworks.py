@@ -12,17 +12,17 @@ import re
 
 import libcst as cst
 
+from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, functions_with_owners
 from flake8_device.analysis.scope import device_variable
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
-from flake8_device.rules.modules import FACTORY_CALL_MARKER
 
 _METRIC_BASES = frozenset({"torchmetrics.Metric", "torchmetrics.metric.Metric"})
 _COLLECTIVE_NAMES = sorted({q.rsplit(".", 1)[1] for q in torch_api.DIST_COLLECTIVES})
-COLLECTIVE_MARKER = rf"\b(?:{'|'.join(_COLLECTIVE_NAMES)})\s*\("
+COLLECTIVE_MARKER = rf"(?:{'|'.join(_COLLECTIVE_NAMES)})\s*\("
 
 
 def initialises_nccl(tree: ast.Module | None) -> bool:
@@ -102,6 +102,7 @@ class SyncDistOnHostTensor(Rule):
     """
 
     code = "DEV501"
+    uses_flow = True
     name = "sync-dist-on-host-tensor"
     message = "`{tensor}` is a CPU tensor logged with `sync_dist=True`: NCCL cannot reduce it across processes"
     fix_title = "Create it on `{device}`"
@@ -177,7 +178,7 @@ class MetricStateNotAdded(Rule):
     message = "Tensor `{target}` in a `Metric` is a plain attribute: it is not moved with the metric nor synced"
     fix_title = "Register it: `{suggestion}`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"def __init__\b", FACTORY_CALL_MARKER)
+    markers = (r"def __init__\b", marker.FACTORY_CALL)
     file_markers = (r"torchmetrics",)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -266,6 +267,7 @@ class CollectiveOnHostTensor(Rule):
     """
 
     code = "DEV503"
+    uses_flow = True
     name = "collective-on-host-tensor"
     message = "`{tensor}` is on the CPU but `{collective}` runs over NCCL, which only communicates GPU tensors"
     fix_title = "Create it on `{device}`"
@@ -340,6 +342,7 @@ class WrappedModuleNotMoved(Rule):
     """
 
     code = "DEV504"
+    uses_flow = True
     name = "wrapped-module-not-moved"
     message = "`{module}` is still on the CPU when `{wrapper}` wraps it: {why}"
     fix_title = "Move it first: `{module}{move}`"
