@@ -462,6 +462,8 @@ class HardcodedCudaInScript(Rule):
         ):
             return False  # module code: DEV207
         function = self.ctx.current_function
+        if function is not None and function.name.value in ("cuda", "to", "cpu", "_apply", "type"):
+            return False  # implementing `.cuda()` / `.to()` is the one place CUDA belongs
         checked = self._checked.get(id(function))
         if checked is None:
             if function is not None:
