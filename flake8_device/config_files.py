@@ -39,7 +39,7 @@ def lint_config(
         return LintResult(error=f"invalid JSON at {error}")
     if not is_deepspeed_config(root.value):
         return LintResult()
-    overrides = dict((config or AnalysisConfig()).package_versions)
+    overrides = dict((config or AnalysisConfig()).versions)
 
     def lookup(*packages: str) -> versions.ResolvedVersion | None:
         return versions.resolve(packages, path, overrides)

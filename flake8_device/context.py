@@ -138,4 +138,4 @@ class FileContext:
         """The release of the first known of ``packages``: override, the project's pins, else installed."""
         from flake8_device import versions
 
-        return versions.resolve(packages, self.path, dict(self.config.package_versions))
+        return versions.resolve(packages, self.path, dict(self.config.versions))

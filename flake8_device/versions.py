@@ -3,7 +3,9 @@
 Known-bug advisories (DEV6xx) only matter on affected releases.  The version
 of a package is looked up, in order:
 
-1. an override (``--package-versions deepspeed==0.14.2``, also a flake8 option);
+1. an override: ``--device-versions deepspeed=0.14.2`` on the command line, the
+   flake8 option of the same name, or ``[tool.flake8-device.versions]`` in
+   ``pyproject.toml`` (see :mod:`flake8_device.settings`);
 2. the project's own exact pins, found by walking up from the checked file to
    the repository root (the first directory holding ``.git``): lock files
    (``poetry.lock``, ``uv.lock``, ``pdm.lock``, ``pylock.toml``,
@@ -106,7 +108,7 @@ def normalise(name: str) -> str:
 class ResolvedVersion:
     package: str
     version: Version
-    # Where the version was read: "pinned in requirements.txt", "installed", "--package-versions".
+    # Where the version was read: "pinned in requirements.txt", "installed", "configured".
     source: str
 
 
@@ -384,12 +386,13 @@ def resolve(
 ) -> ResolvedVersion | None:
     """The version of the first of ``packages`` (alternative names of one project) that is known."""
     names = list(packages)
+    wanted = {normalise(name): version for name, version in (overrides or {}).items()}
     for package in names:
-        override = (overrides or {}).get(normalise(package))
+        override = wanted.get(normalise(package))
         if override is not None:
             version = Version.parse(override)
             if version is not None:
-                return ResolvedVersion(package, version, "--package-versions")
+                return ResolvedVersion(package, version, "configured")
     for package in names:
         found = pinned_version(package, path)
         if found is not None:
@@ -399,17 +402,3 @@ def resolve(
         if found is not None:
             return found
     return None
-
-
-def parse_overrides(items: Iterable[str]) -> dict[str, str]:
-    """``["deepspeed==0.14.2"]`` to ``{"deepspeed": "0.14.2"}``; raises ValueError naming a bad item."""
-    overrides: dict[str, str] = {}
-    for item in items:
-        item = item.strip()
-        if not item:
-            continue
-        name, separator, version = item.partition("==")
-        if not separator or not name.strip() or Version.parse(version) is None:
-            raise ValueError(f"{item!r} is not NAME==VERSION (e.g. deepspeed==0.14.2)")
-        overrides[normalise(name)] = version.strip()
-    return overrides

@@ -28,7 +28,7 @@ def test_readme_table_is_fresh() -> None:
 
 def codes_found(rule: type[Rule], source: str) -> list[str]:
     # Advisory rules report only on affected releases: their docs name the release the Example assumes.
-    config = AnalysisConfig().with_package_versions(getattr(rule, "example_versions", ()))
+    config = AnalysisConfig().with_versions(getattr(rule, "example_versions", ()))
     result = Engine([rule], config).lint(source)
     assert result.error is None, result.error
     return [v.code for v in result.violations]

@@ -42,7 +42,7 @@ DEVICE_ERROR = re.compile(
 def engine_for(fixture: Fixture, *, select_units: bool = True) -> Engine:
     rule = rule_by_code(fixture.code)
     assert rule is not None, f"no rule {fixture.code} for fixture {fixture.path}"
-    config = AnalysisConfig().with_package_versions(fixture.package_versions)
+    config = AnalysisConfig().with_versions(fixture.device_versions)
     return Engine([rule], config, select_units=select_units)
 
 

@@ -4,7 +4,7 @@ Each rule reports code (or a DeepSpeed config) that uses the affected feature,
 and only when the project is on an affected release.  The releases, the
 upstream references and the way out are data, in
 ``flake8_device/data/advisories.json`` (see :mod:`flake8_device.advisories`);
-the version comes from ``--package-versions``, the project's own pins found
+the version comes from ``--device-versions`` (or the configuration), the project's own pins found
 upward from the file, or the installed distribution (see
 :mod:`flake8_device.versions`).  An unknown version is never reported.
 """
@@ -36,7 +36,7 @@ class AdvisoryRule(Rule):
     fix_title = "{way_out}"
     fix_safety = FixSafety.DISPLAY_ONLY
     # Releases under which the docstring's Example reports (the docs test lints it with these).
-    example_versions: tuple[str, ...] = ()
+    example_versions: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def advisory(cls) -> Advisory:
@@ -100,7 +100,7 @@ class DeepSpeedZero3OffloadClipping(DeepSpeedConfigRule, AdvisoryRule):
     ## Fix safety
     Display-only: the way out is a different DeepSpeed release (pin
     `deepspeed>=0.14.5`), which the linter does not change. The release is
-    read from `--package-versions`, the project's pins, or the installed
+    read from `--device-versions`, the project's pins, or the installed
     distribution; the Example above reports only on an affected release.
     """
 
@@ -111,7 +111,7 @@ class DeepSpeedZero3OffloadClipping(DeepSpeedConfigRule, AdvisoryRule):
         "`Expected all tensors to be on the same device` ({reference})"
     )
     markers = (r"zero_optimization", r"offload_optimizer", r"gradient_clipping", CONSUMER_MARKER)
-    example_versions = ("deepspeed==0.14.2",)
+    example_versions = (("deepspeed", "0.14.2"),)
 
     @classmethod
     def check_config(cls, config: ConfigObject, *, hugging_face: bool, versions: VersionLookup) -> Iterator[Finding]:
@@ -167,7 +167,7 @@ class ComposerDeviceTransformsOnCpu(AdvisoryRule):
 
     ## Fix safety
     Display-only: the way out is a different Composer release. The release is
-    read from `--package-versions`, the project's pins, or the installed
+    read from `--device-versions`, the project's pins, or the installed
     distribution; the Example above reports only on an affected release.
     """
 
@@ -177,7 +177,7 @@ class ComposerDeviceTransformsOnCpu(AdvisoryRule):
         "Composer {version} ({source}) applies `device_transforms` on the CPU, before the batch is moved ({reference})"
     )
     markers = (r"\bdevice_transforms\s*=",)
-    example_versions = ("mosaicml==0.26.0",)
+    example_versions = (("mosaicml", "0.26.0"),)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func) or ""
@@ -234,7 +234,7 @@ class ComposerMpsEvaluation(AdvisoryRule):
 
     ## Fix safety
     Display-only: the way out is a different Composer release. The release is
-    read from `--package-versions`, the project's pins, or the installed
+    read from `--device-versions`, the project's pins, or the installed
     distribution; the Example above reports only on an affected release.
     """
 
@@ -245,7 +245,7 @@ class ComposerMpsEvaluation(AdvisoryRule):
         "`Encountered different devices in metric calculation` ({reference})"
     )
     markers = (r"mps|MPS", r"\beval_dataloader\s*=")
-    example_versions = ("mosaicml==0.20.0",)
+    example_versions = (("mosaicml", "0.20.0"),)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
@@ -317,7 +317,7 @@ class LightningLrFindBeforeDdp(AdvisoryRule):
 
     ## Fix safety
     Display-only: the way out is a different Lightning release or a separate
-    run. The release is read from `--package-versions`, the project's pins, or
+    run. The release is read from `--device-versions`, the project's pins, or
     the installed distribution; the Example above reports only on an affected
     release.
     """
@@ -329,7 +329,7 @@ class LightningLrFindBeforeDdp(AdvisoryRule):
         "so the DDP fit fails: `No backend type associated with device type cpu` ({reference})"
     )
     markers = (r"\blr_find\s*\(|\bLearningRateFinder\s*\(", r"ddp|devices")
-    example_versions = ("lightning==2.3.3",)
+    example_versions = (("lightning", "2.3.3"),)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
