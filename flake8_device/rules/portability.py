@@ -24,6 +24,8 @@ _OTHER_DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "int", "long", "s
 # Files whose name says they hold no device tensors: LR-scheduler and grad-scaler states (Python
 # numbers), RNG states (CPU byte tensors), checkpoint metadata (epochs, steps).
 _NO_DEVICE_TENSORS = re.compile(r"sched|scaler|rng|random_state|metadata", re.I)
+# Files about sharded (FSDP) or XLA training: code that cannot run on a CPU-only machine anyway.
+_SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b|torch_xla")
 _AVAILABILITY_CHECK = re.compile(r"is_available\s*\(|device_count\s*\(|torch\.accelerator\b|is_built\s*\(")
 
 
@@ -40,9 +42,10 @@ class TorchLoadWithoutMapLocation(Rule):
     ## What it does
     Finds `torch.load(f)` called without `map_location`; not in a branch that
     already checked `torch.cuda.is_available()`, not for a file the same
-    function saved itself (a round trip) or bytes from `io.BytesIO(...)`, and
-    not for files named as scheduler, grad-scaler, RNG or metadata state, which
-    hold no device tensors.
+    function saved itself (a round trip) or bytes from `io.BytesIO(...)`, not
+    for files named as scheduler, grad-scaler, RNG or metadata state, which
+    hold no device tensors, and not in FSDP or XLA checkpoint code, which only
+    runs on the accelerators that wrote the files.
 
     ## Why is this bad?
     `torch.load` restores every tensor on the device it was saved from. A
@@ -110,11 +113,20 @@ class TorchLoadWithoutMapLocation(Rule):
             return  # scheduler, scaler, RNG state and metadata files hold no device tensors
         if isinstance(first.value, cst.Call) and patterns.last_name(first.value.func) == "BytesIO":
             return  # bytes serialised by this very run (e.g. sent between processes)
+        if self._sharded_code():
+            return  # FSDP / XLA checkpoint code only runs on the accelerators that saved the files
         owner = self.ctx.current_class if self.ctx.current_function is not None else None
         device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
         replaced, parts = patterns.keyword_added(node, "map_location", device)
         fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
         self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")
+
+    def _sharded_code(self) -> bool:
+        cached: bool | None = getattr(self, "_sharded", None)
+        if cached is None:
+            text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
+            cached = self._sharded = _SHARDED_CODE.search(text) is not None
+        return cached
 
     def _saved_here(self, target: cst.BaseExpression) -> bool:
         scope = self.ctx.current_function or self.ctx.module
