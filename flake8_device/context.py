@@ -17,7 +17,9 @@ from flake8_device.model import Fix
 from flake8_device.source import LineIndex
 
 if TYPE_CHECKING:
+    from flake8_device.analysis.deepspeed import DeepSpeedConfigUse
     from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.versions import ResolvedVersion
     from flake8_device.rule import Rule
 
 
@@ -46,6 +48,8 @@ class FileContext:
     index: LineIndex | None = None
     # Line ranges the flow analysis must cover (the units flow rules selected); None: all.
     flow_ranges: list[tuple[int, int]] | None = None
+    # The checked file (None when unknown): where the project's pinned versions are looked up.
+    path: str | None = None
     reports: list[Report] = field(default_factory=list)
     # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
@@ -123,3 +127,15 @@ class FileContext:
         from flake8_device.analysis.flow import FlowAnalysis
 
         return FlowAnalysis(self)
+
+    @cached_property
+    def deepspeed_configs(self) -> list[DeepSpeedConfigUse]:
+        from flake8_device.analysis.deepspeed import configs_in_module
+
+        return configs_in_module(self)
+
+    def package_version(self, *packages: str) -> ResolvedVersion | None:
+        """The release of the first known of ``packages``: override, the project's pins, else installed."""
+        from flake8_device import versions
+
+        return versions.resolve(packages, self.path, dict(self.config.versions))

@@ -43,6 +43,8 @@ class _FileScope:
     index: LineIndex
     # Line ranges of the units flow rules selected; None means everything.
     flow_ranges: list[tuple[int, int]] | None
+    # The checked file, when known: where the project's pinned versions are looked up.
+    path: str | None = None
 
 
 @dataclass
@@ -97,7 +99,10 @@ class Engine:
         self.select_units = select_units
 
     # -- linting --------------------------------------------------------------
-    def lint(self, text: str, *, tree: ast.Module | None = None, honour_noqa: bool = False) -> LintResult:
+    def lint(
+        self, text: str, *, tree: ast.Module | None = None, honour_noqa: bool = False, path: str | None = None
+    ) -> LintResult:
+        """Lint ``text``; ``path`` (when known) is where the project's pins are looked up from."""
         if tree is None:
             tree, error = parse_ast(text)
             if tree is None:
@@ -118,23 +123,27 @@ class Engine:
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
-        scope = _FileScope(tree, symbols, index, flow_ranges)
+        scope = _FileScope(tree, symbols, index, flow_ranges, path)
         result = self._run_rules(module, sparse, scope, candidates)
         if honour_noqa and result.violations:
             result.violations = noqa.filter_violations(text, result.violations)
         return result
 
     def _rules_with_markers(self, text: str, specs: Mapping[type[Rule], MarkerSpec]) -> list[type[Rule]]:
-        """Rules whose first (cheapest) marker occurs in the file at all."""
+        """Rules whose first (cheapest) marker, and every file-level marker, occur in the file at all."""
         found: dict[re.Pattern[str], bool] = {}
+
+        def present(pattern: re.Pattern[str]) -> bool:
+            hit = found.get(pattern)
+            if hit is None:
+                hit = found[pattern] = pattern.search(text) is not None
+            return hit
+
         candidates = []
         for rule in self.rules:
             lead = specs[rule].patterns[0]
             assert not isinstance(lead, str)
-            hit = found.get(lead)
-            if hit is None:
-                hit = found[lead] = lead.search(text) is not None
-            if hit:
+            if present(lead) and all(present(p) for p in rule.file_marker_patterns):
                 candidates.append(rule)
         return candidates
 
@@ -195,6 +204,7 @@ class Engine:
             config=self.config,
             index=scope.index,
             flow_ranges=scope.flow_ranges,
+            path=scope.path,
         )
         instances = [rule(ctx) for rule in rules]
         table = walk.visitor_table(r.bound_visitors() for r in instances)
@@ -300,11 +310,13 @@ class Engine:
         return tuple(edits)
 
     # -- fixing -------------------------------------------------------------------
-    def fix(self, text: str, *, unsafe_fixes: bool = False, honour_noqa: bool = True) -> FixResult:
+    def fix(
+        self, text: str, *, unsafe_fixes: bool = False, honour_noqa: bool = True, path: str | None = None
+    ) -> FixResult:
         applied = 0
         refused: list[str] = []
         for _ in range(MAX_FIX_ROUNDS):
-            result = self.lint(text, honour_noqa=honour_noqa)
+            result = self.lint(text, honour_noqa=honour_noqa, path=path)
             chosen = choose_edits(
                 v for v in result.violations if v.fixable and v.fix_safety.applies(unsafe_fixes=unsafe_fixes)
             )
@@ -327,7 +339,7 @@ class Engine:
                 )
             if not progress:
                 break
-        return FixResult(text, applied, self.lint(text, honour_noqa=honour_noqa), refused)
+        return FixResult(text, applied, self.lint(text, honour_noqa=honour_noqa, path=path), refused)
 
 
 def _overlap(a: TextEdit, b: TextEdit) -> bool:

@@ -456,7 +456,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     report = NotebookReport(warnings=list(program.warnings))
     if not program.cells:
         return report
-    result = engine.lint(program.text, honour_noqa=True)
+    result = engine.lint(program.text, honour_noqa=True, path=label)
     report.error = result.error
     report.internal_errors = list(result.internal_errors)
     mapping = program.line_map()
@@ -498,7 +498,7 @@ def fix_notebook(engine: Engine, data: bytes, label: str, *, unsafe_fixes: bool 
     program = build_program(notebook, label)
     if not program.cells:
         return NotebookFix(data, 0, NotebookReport(warnings=list(program.warnings)))
-    fixed = engine.fix(program.text, unsafe_fixes=unsafe_fixes)
+    fixed = engine.fix(program.text, unsafe_fixes=unsafe_fixes, path=label)
     mapping = program.line_map()
     refused = []
     for message in fixed.refused:

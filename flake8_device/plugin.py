@@ -85,7 +85,8 @@ class Plugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
-            result = self.engine().lint("".join(self.lines), tree=self.tree)
+            path = None if self.filename in ("stdin", "-") else self.filename  # where pins are looked up
+            result = self.engine().lint("".join(self.lines), tree=self.tree, path=path)
         except Exception as error:  # noqa: BLE001 - never break the user's flake8 run
             sys.stderr.write(f"{self.filename}: flake8-device internal error: {type(error).__name__}: {error}\n")
             return

@@ -45,14 +45,20 @@ class Rule:
     needs_whole_class: ClassVar[bool] = False
     # Reads the device-flow analysis: the flow covers the units this rule selected.
     uses_flow: ClassVar[bool] = False
+    # Regular expressions that must all match somewhere in the file (not necessarily in the
+    # unit that fires): for conditions read from the whole file's ``ast``, such as the
+    # ``nccl`` backend initialised in another function than the collective that breaks.
+    file_markers: ClassVar[tuple[str, ...]] = ()
 
     # Derived from the above when the class is defined.
     marker_spec: ClassVar[MarkerSpec]
+    file_marker_patterns: ClassVar[tuple[re.Pattern[str], ...]]
     family: ClassVar[str]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.marker_spec = cls.marker_spec_for(DEFAULT_MOVE_FUNCTIONS)
+        cls.file_marker_patterns = tuple(re.compile(m) for m in cls.file_markers)
         cls.family = cls.__module__.rsplit(".", 1)[-1]
 
     @classmethod

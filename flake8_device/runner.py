@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from flake8_device.config import AnalysisConfig
+from flake8_device.config_files import is_config_file, lint_config
 from flake8_device.engine import Engine
 from flake8_device.files import FileError, Pattern, read_bytes, write_atomically
 from flake8_device.formats import Finding
@@ -84,7 +85,10 @@ def check_file(task: tuple[str, Options]) -> Outcome:
         outcome.errors.append(str(error))
         return outcome
     engine = engine_for(options.rules_for(display), options.config)
-    check = _check_notebook if is_notebook(display) else _check_python
+    if is_config_file(display):
+        check = _check_config
+    else:
+        check = _check_notebook if is_notebook(display) else _check_python
     try:
         check(path, display, data, engine, options, outcome)
     except FileError as error:
@@ -103,7 +107,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
         outcome.errors.append(f"{display}: {error}")
         return
     if options.fix or options.diff:
-        fixed = engine.fix(decoded.text, unsafe_fixes=options.unsafe_fixes)
+        fixed = engine.fix(decoded.text, unsafe_fixes=options.unsafe_fixes, path=display)
         result = fixed.remaining
         outcome.warnings += [f"{display}:{line}" for line in fixed.refused]
         outcome.applied = fixed.applied
@@ -115,11 +119,24 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
             else:
                 write_atomically(path, decoded.encode(fixed.text), expected_current=data)
     else:
-        result = engine.lint(decoded.text, honour_noqa=True)
+        result = engine.lint(decoded.text, honour_noqa=True, path=display)
     outcome.findings = [Finding.from_violation(display, v) for v in result.violations]
     if result.error:
         outcome.errors.append(f"{display}: {result.error}")
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
+
+
+def _check_config(path: str, display: str, data: bytes, engine: Engine, options: Options, outcome: Outcome) -> None:
+    """A JSON config (DeepSpeed, see :mod:`.config_files`): reported only, it has nothing to fix."""
+    try:
+        text = decode_source(data).text
+    except SourceError as error:
+        outcome.errors.append(f"{display}: {error}")
+        return
+    result = lint_config(text, engine.rules, options.config, path=display)
+    outcome.findings = [Finding.from_violation(display, v) for v in result.violations]
+    if result.error:
+        outcome.errors.append(f"{display}: {result.error}")
 
 
 def _check_notebook(path: str, display: str, data: bytes, engine: Engine, options: Options, outcome: Outcome) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from flake8_device.files import Pattern
+from flake8_device.versions import Version
 
 TABLE = "tool.flake8-device"
 CODE_PREFIX = re.compile(r"DEV\d{0,3}")
@@ -195,7 +196,8 @@ def parse_versions(value: Mapping[str, Any], fail: Any) -> tuple[tuple[str, str]
     for name, version in value.items():
         if not PACKAGE_NAME.fullmatch(str(name)):
             raise fail("", f"{name!r} is not a package name")
-        if not isinstance(version, str) or not version.strip():
+        # (Version.parse: the advisories compare releases, so a version must be one they can read.)
+        if not isinstance(version, str) or Version.parse(version) is None:
             raise fail(name, f'expected a version string like "2.1.0", got {_describe(version)}')
         pairs.append((str(name).lower(), version.strip()))
     return tuple(sorted(pairs))

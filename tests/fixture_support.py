@@ -5,6 +5,8 @@ reported with a trailing ``# expect: CODE:COL`` comment (1-based column, as
 flake8 prints it; several separated by commas) and ends with an ``# OK``
 section of look-alikes that must stay silent.  Functions named ``run_*``
 take a ``device`` argument and are executed by the meta-device oracle.
+Advisory fixtures name the releases they are linted under with a
+``# device-versions: name=version, ...`` line (the ``--device-versions`` syntax).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECT = re.compile(r"#\s*expect:\s*(?P<items>[A-Z]+\d+:\d+(?:\s*,\s*[A-Z]+\d+:\d+)*)\s*$")
 OK_MARKER = re.compile(r"^# OK\b", re.M)
+# Advisory fixtures name the releases they assume: ``# device-versions: deepspeed=0.14.2``.
+DEVICE_VERSIONS = re.compile(r"^# device-versions:\s*(?P<items>.+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,12 @@ class Fixture:
                     code, col = item.strip().split(":")
                     found.add((number, int(col), code))
         return found
+
+    @property
+    def device_versions(self) -> tuple[tuple[str, str], ...]:
+        match = DEVICE_VERSIONS.search(self.text)
+        items = match.group("items").split(",") if match else []
+        return tuple((name.strip(), version.strip()) for name, _, version in (i.partition("=") for i in items))
 
     def ok_line(self) -> int | None:
         match = OK_MARKER.search(self.text)

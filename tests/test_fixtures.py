@@ -13,6 +13,7 @@ import runpy
 import pytest
 
 from fixture_support import Fixture, all_fixtures
+from flake8_device.config import AnalysisConfig
 from flake8_device.engine import Engine
 from flake8_device.registry import rule_by_code
 
@@ -41,7 +42,8 @@ DEVICE_ERROR = re.compile(
 def engine_for(fixture: Fixture, *, select_units: bool = True) -> Engine:
     rule = rule_by_code(fixture.code)
     assert rule is not None, f"no rule {fixture.code} for fixture {fixture.path}"
-    return Engine([rule], select_units=select_units)
+    config = AnalysisConfig().with_versions(fixture.device_versions)
+    return Engine([rule], config, select_units=select_units)
 
 
 def findings(engine: Engine, text: str) -> set[tuple[int, int, str]]:

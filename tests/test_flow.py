@@ -272,3 +272,77 @@ def test_deep_nesting_does_not_blow_up() -> None:
         "x = torch.ones(3)\n" + "".join("    " * i + "if a:\n" for i in range(60)) + "    " * 60 + "x = x.to(device)\n"
     )
     assert "x" in kinds(nested)
+
+
+# -- distributed training events (DEV50x) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("import torch.distributed as dist\nt = torch.zeros(3)\ndist.all_reduce(t)", ["CollectiveOnHost"]),
+        ("import torch.distributed as dist\nt = torch.zeros(3).cpu()\ndist.broadcast(t, 0)", ["CollectiveOnHost"]),
+        ("import torch.distributed as dist\nt = make().cpu()\ndist.all_reduce(tensor=t)", ["CollectiveOnHost"]),
+        ("import torch.distributed as dist\nout = []\ndist.all_gather(out, torch.ones(2))", ["CollectiveOnHost"]),
+        ("import torch.distributed as dist\nt = torch.zeros(3, device=device)\ndist.all_reduce(t)", []),
+        ("import torch.distributed as dist\nt = torch.zeros(3)\nt = t.to(device)\ndist.all_reduce(t)", []),
+        ("import torch.distributed as dist\ndist.all_reduce(tensor)", []),
+        ("import torch.distributed as dist\ndist.all_gather_object(out, torch.zeros(3))", []),
+        ("from torch.distributed import all_reduce as ar\nar(torch.zeros(3))", []),
+    ],
+)
+def test_collectives_on_host_tensors(body: str, expected: list[str]) -> None:
+    assert event_types(body) == expected
+
+
+def test_synced_logs_of_host_tensors_in_lightning_modules_only() -> None:
+    source = """
+        import lightning.pytorch as pl
+
+        class Lit(pl.LightningModule):
+            def step(self, x):
+                a = torch.tensor(1.0)
+                self.log("a", a, sync_dist=True)
+                self.log("b", torch.tensor(2.0), sync_dist=False)
+                self.log("c", torch.tensor(3.0, device=self.device), sync_dist=True)
+                self.log_dict({"d": x.cpu(), "e": 1.0}, sync_dist=True)
+
+        class Plain(nn.Module):
+            def step(self):
+                self.log("a", torch.tensor(1.0), sync_dist=True)
+        """
+    events = analyse(source).events_of(flow.SyncedLogOnHost)
+    assert [e.tensor.expr.value if isinstance(e.tensor.expr, cst.Name) else "x.cpu()" for e in events] == [
+        "a",
+        "x.cpu()",
+    ]
+
+
+def test_wrapping_a_module_still_on_the_host() -> None:
+    source = """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        def a(rank):
+            model = nn.Linear(2, 2)
+            return DDP(model, device_ids=[rank])
+
+        def b(rank):
+            model = nn.Linear(2, 2).to(rank)
+            return DDP(model, device_ids=[rank])
+
+        def c(model, rank):
+            return DDP(model, device_ids=[rank])
+
+        def d():
+            model = nn.DataParallel(nn.Linear(2, 2))
+            model.cuda()
+            return model
+        """
+    analysis = analyse(source)
+    wrapped = analysis.events_of(flow.WrappedUnmoved)
+    assert [(e.function.name.value if e.function else None, e.wrapper.rsplit(".", 1)[-1]) for e in wrapped] == [
+        ("a", "DistributedDataParallel"),
+        ("d", "DataParallel"),
+    ]
+    final = {f.name.value: env for f, env in analysis.final_env.items() if isinstance(f, cst.FunctionDef)}
+    assert final["d"]["model"].kind is Kind.ACCEL  # DEV504 reads this: the wrapper was moved afterwards

@@ -52,13 +52,15 @@ def test_flake8_and_the_cli_agree_on_every_fixture() -> None:
 
 
 def test_stdin_with_display_name_as_editors_call_it() -> None:
-    result = flake8("--select", "DEV", "--stdin-display-name", "train.py", "-", stdin=BUG)
+    result = flake8("--select", "DEV1", "--stdin-display-name", "train.py", "-", stdin=BUG)
     assert result.stdout.startswith("train.py:7:14: DEV101 `nn.Linear(2, 2)` is attached to `model` after")
     assert result.stdout.count("\n") == 1
 
 
 def test_noqa_is_applied_by_flake8() -> None:
-    result = flake8("--select", "DEV", "-", stdin=BUG.replace("nn.Linear(2, 2)\n", "nn.Linear(2, 2)  # noqa: DEV101\n"))
+    result = flake8(
+        "--select", "DEV1", "-", stdin=BUG.replace("nn.Linear(2, 2)\n", "nn.Linear(2, 2)  # noqa: DEV101\n")
+    )
     assert result.returncode == 0 and result.stdout == ""
 
 

@@ -184,7 +184,7 @@ def test_flake8_reads_the_settings_from_its_own_configuration(tmp_path: Path) ->
     write(
         tmp_path / ".flake8",
         "[flake8]\nselect = DEV\ndevice-move-functions = ship\ndevice-versions = torch=2.1.0\n"
-        "per-file-ignores =\n    tests/*: DEV101\n",
+        "per-file-ignores =\n    tests/*: DEV101,DEV404\n",
     )
     result = flake8(".", cwd=tmp_path)
     assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["./f.py"], result.stdout + result.stderr

@@ -53,6 +53,10 @@ class ClassInfo:
     # Attributes moved by hand anywhere (``self.x.to(...)``), or set outside __init__ from an
     # expression that moves or places something (``self.x = self.x.to(y.device)``).
     managed_by_hand: set[str] = field(default_factory=set)
+    # Attributes moved by hand anywhere in the class (``self.x = self.x.to(...)``, ``self.x.cuda()``).
+    moved_by_hand: set[str] = field(default_factory=set)
+    # torchmetrics states: ``self.add_state("x", ...)``.
+    added_states: set[str] = field(default_factory=set)
     # Defines _apply / to / cuda / cpu itself, so it may move plain attributes.
     custom_move: bool = False
     # Registers children by hand (``self.add_module(...)``), e.g. the items of a plain list.
@@ -129,8 +133,18 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                 attr = _self_attribute(receiver, self_name)
                 if attr is not None and sub.func.attr in _MOVE_METHODS:
                     info.managed_by_hand.add(attr)
+                    info.moved_by_hand.add(attr)
                 if isinstance(receiver, ast.Name) and receiver.id == self_name and sub.func.attr in _BY_HAND:
                     info.registers_by_hand = True
+                if (
+                    isinstance(receiver, ast.Name)
+                    and receiver.id == self_name
+                    and sub.func.attr == "add_state"
+                    and sub.args
+                    and isinstance(sub.args[0], ast.Constant)
+                    and isinstance(sub.args[0].value, str)
+                ):
+                    info.added_states.add(sub.args[0].value)
                 if (
                     isinstance(receiver, ast.Name)
                     and receiver.id == self_name

@@ -28,7 +28,7 @@ import enum
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, Union
 
 import libcst as cst
 
@@ -171,7 +171,49 @@ class TransformBeforeMove:
     transform: Value
 
 
-Event = Mix | HostMeetsInput | DiscardedMove | InputNotMoved | NumpyOnAccel | AttachAfterMove | TransformBeforeMove
+@dataclass(frozen=True)
+class CollectiveOnHost:
+    """A ``torch.distributed`` collective given a tensor that lives on the host."""
+
+    call: cst.Call
+    tensor: Operand
+    collective: str
+    function: cst.FunctionDef | None
+
+
+@dataclass(frozen=True)
+class SyncedLogOnHost:
+    """``self.log(name, <host tensor>, sync_dist=True)`` in a Lightning module: reduced over the backend."""
+
+    call: cst.Call
+    tensor: Operand
+
+
+@dataclass(frozen=True)
+class WrappedUnmoved:
+    """``DataParallel`` / ``DistributedDataParallel`` wrapping a module that is still on the host."""
+
+    call: cst.Call
+    module: Operand
+    wrapper: str
+    function: cst.FunctionDef | None
+    # The simple statement holding the call (to see where the wrapper ends up).
+    statement: cst.SimpleStatementLine | None
+
+
+# A runtime Union (not ``X | Y``): the package supports Python 3.9.
+Event = Union[
+    Mix,
+    HostMeetsInput,
+    DiscardedMove,
+    InputNotMoved,
+    NumpyOnAccel,
+    AttachAfterMove,
+    TransformBeforeMove,
+    CollectiveOnHost,
+    SyncedLogOnHost,
+    WrappedUnmoved,
+]
 E = TypeVar("E")
 
 # -- knowledge used by the interpreter --------------------------------------------
@@ -321,6 +363,11 @@ class FlowAnalysis:
                 self.final_env[function] = _Interpreter(self, function, owner, path).run_function()
 
 
+def functions_with_owners(module: cst.Module) -> dict[cst.FunctionDef, cst.ClassDef | None]:
+    """Every function of the module, with the class whose body holds it (None for plain functions)."""
+    return {function: owner for function, owner, _ in _functions(module.body, None, ())}
+
+
 def _functions(
     body: Sequence[cst.CSTNode], owner: cst.ClassDef | None, path: tuple[str, ...]
 ) -> Iterator[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
@@ -376,7 +423,10 @@ class _Interpreter:
         self.no_grad = 0
         self.loop_depth = 0
         self.self_name: str | None = None
+        # The simple statement being interpreted (None inside compound-statement headers).
+        self.statement: cst.SimpleStatementLine | None = None
         self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
+        self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
         self.uses_auto_placement = any(
             t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
         )
@@ -422,6 +472,7 @@ class _Interpreter:
 
     def _statement(self, statement: cst.BaseStatement) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
+            self.statement = statement
             for small in statement.body:
                 self._small(small, statement)
         elif isinstance(statement, cst.If):
@@ -831,6 +882,8 @@ class _Interpreter:
         callee = self._eval(func) if qualified is None else UNKNOWN
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         name = _last_name(func) or ""
+        if qualified in torch_api.DIST_COLLECTIVES and name == qualified.rsplit(".", 1)[-1]:
+            self._check_collective(node, qualified, arguments)  # (written under its own name, not an alias)
         if name in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
         if qualified in ("numpy.asarray", "numpy.array") and arguments:
@@ -901,6 +954,8 @@ class _Interpreter:
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
+        if method in ("log", "log_dict") and self.in_lightning_module and _path(base) == self.self_name:
+            self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
             return moved if moved is not None else UNKNOWN
@@ -991,6 +1046,8 @@ class _Interpreter:
             return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
         if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
             inner = arguments[0].value if arguments else UNKNOWN
+            if inner.kind is Kind.HOST and inner.module is True and not node.args[0].star:
+                self._emit(WrappedUnmoved(node, arguments[0], qualified, self.function, self.statement), node)
             return replace(inner, scatters_inputs=True) if inner.module is not False else UNKNOWN
         if torch_api.is_nn_module_class(qualified):
             is_loss = qualified.endswith("Loss")
@@ -1018,6 +1075,34 @@ class _Interpreter:
                 return _common_device(tensors)
             return UNKNOWN
         return None
+
+    def _check_collective(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> None:
+        positions, keywords = torch_api.DIST_COLLECTIVES[qualified]
+        positional = [o for a, o in zip(node.args, arguments) if a.keyword is None and not a.star]
+        chosen = [positional[i] for i in positions if i < len(positional)]
+        chosen += [o for a, o in zip(node.args, arguments) if a.keyword is not None and a.keyword.value in keywords]
+        for operand in chosen:
+            value = operand.value
+            # ``module is None`` too: ``x.cpu()`` of an unknown value is a tensor here (no module is reduced).
+            if value.kind is Kind.HOST and value.module is not True and not value.batch:
+                self._emit(CollectiveOnHost(node, operand, qualified, self.function), operand.expr)
+
+    def _check_synced_log(self, node: cst.Call, method: str) -> None:
+        """Lightning reduces a logged tensor where it is; a host tensor cannot be reduced over NCCL."""
+        sync = patterns.keyword(node, "sync_dist")
+        if sync is None or not (isinstance(sync.value, cst.Name) and sync.value.value == "True"):
+            return
+        index, keyword = (1, "value") if method == "log" else (0, "dictionary")
+        given = patterns.keyword(node, keyword) or patterns.positional(node, index)
+        if given is None:
+            return
+        logged = [given.value]
+        if method == "log_dict" and isinstance(given.value, cst.Dict):
+            logged = [e.value for e in given.value.elements if isinstance(e, cst.DictElement)]
+        for expr in logged:
+            value = self._value_of(expr)
+            if value.kind is Kind.HOST and value.module is not True and not value.batch:
+                self._emit(SyncedLogOnHost(node, Operand(expr, value)), expr)
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
         placed = next(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from flake8_device.analysis import torch_api
@@ -25,6 +27,15 @@ def method_name(call: cst.Call) -> str | None:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
+def last_name(node: cst.BaseExpression) -> str | None:
+    """``Linear`` for ``nn.Linear``, ``f`` for ``f``: the name a call is written with (aliases included)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 def receiver(call: cst.Call) -> cst.BaseExpression | None:
     return call.func.value if isinstance(call.func, cst.Attribute) else None
 
@@ -44,6 +55,18 @@ def self_attribute(node: cst.BaseExpression, self_name: str | None) -> str | Non
     ):
         return node.attr.value
     return None
+
+
+def root_name(node: cst.BaseExpression) -> str | None:
+    """``cfg`` for ``cfg["a"]["b"]``, ``cfg.a`` or ``cfg.get("a")``; None when it is not a name."""
+    while True:
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            break
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def is_string(node: cst.BaseExpression) -> bool:
@@ -191,3 +214,15 @@ def keyword_added(call: cst.Call, name: str, value: str) -> tuple[cst.CSTNode, t
         return call, (call.func, f"({name}={value})")
     last = call.args[-1].value
     return last, (last, f", {name}={value}")
+
+
+def scope_nodes(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a function's (or the module's) own scope: nested functions and classes are skipped."""
+    from flake8_device.walk import children
+
+    stack = list(children(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(children(node))

@@ -52,15 +52,15 @@ _IMPORT_TIME_BLOCKS: tuple[type[ast.stmt], ...] = tuple(
 )
 
 
-def _module_level_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+def module_level_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements executed at import time, looking inside if/try/with blocks."""
     for statement in body:
         yield statement
         if isinstance(statement, _IMPORT_TIME_BLOCKS):
             for block in ("body", "orelse", "finalbody"):
-                yield from _module_level_statements(getattr(statement, block, ()))
+                yield from module_level_statements(getattr(statement, block, ()))
             for handler in getattr(statement, "handlers", ()):
-                yield from _module_level_statements(handler.body)
+                yield from module_level_statements(handler.body)
 
 
 class Symbols:
@@ -73,7 +73,7 @@ class Symbols:
         self._module_classes: set[str] | None = None
         if tree is None:
             return
-        for statement in _module_level_statements(tree.body):
+        for statement in module_level_statements(tree.body):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.add_ast_import(statement)
             elif isinstance(statement, ast.ClassDef):

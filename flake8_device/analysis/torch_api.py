@@ -512,3 +512,28 @@ SAME_DEVICE_EVEN_FOR_SCALARS: frozenset[str] = frozenset(
         "masked_select",
     )
 )
+
+
+# torch.distributed collectives and which of their arguments are tensors they communicate:
+# (positional indices, keyword names).  Object collectives (``*_object``) pickle on the host.
+_COLLECTIVE_TENSORS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "all_reduce": ((0,), ("tensor",)),
+    "broadcast": ((0,), ("tensor",)),
+    "reduce": ((0,), ("tensor",)),
+    "all_gather": ((1,), ("tensor",)),
+    "all_gather_into_tensor": ((0, 1), ("output_tensor", "input_tensor")),
+    "reduce_scatter": ((0,), ("output",)),
+    "reduce_scatter_tensor": ((0, 1), ("output", "input")),
+    "gather": ((0,), ("tensor",)),
+    "scatter": ((0,), ("tensor",)),
+    "all_to_all_single": ((0, 1), ("output", "input")),
+    "send": ((0,), ("tensor",)),
+    "recv": ((0,), ("tensor",)),
+    "isend": ((0,), ("tensor",)),
+    "irecv": ((0,), ("tensor",)),
+}
+DIST_COLLECTIVES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    f"{module}.{name}": tensors
+    for module in ("torch.distributed", "torch.distributed.distributed_c10d")
+    for name, tensors in _COLLECTIVE_TENSORS.items()
+}
