@@ -110,7 +110,7 @@ class Engine:
         if honour_noqa and noqa.file_is_exempt(text):
             return LintResult()
         symbols = Symbols(tree)
-        vocabulary = symbols.vocabulary(text)
+        vocabulary = symbols.vocabulary(text, tree)
         specs = {rule: self.specs[rule].for_file(vocabulary) for rule in self.rules}
         candidates = self._rules_with_markers(text, specs)
         if not candidates:
@@ -142,8 +142,9 @@ class Engine:
         candidates = []
         for rule in self.rules:
             lead = specs[rule].patterns[0]
-            assert not isinstance(lead, str)
-            if present(lead) and all(present(p) for p in rule.file_marker_patterns):
+            assert not isinstance(lead, tuple), f"{rule.code}: the first marker must be a single pattern"
+            # File markers first: they are rare literals (`nccl`), cheaper to rule a file out.
+            if all(present(p) for p in rule.file_marker_patterns) and present(lead):
                 candidates.append(rule)
         return candidates
 

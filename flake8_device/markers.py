@@ -24,12 +24,11 @@ ATTRIBUTE_SET_TO_TENSOR = (
     rf"\.\w+\s*(?::[^=\n]+)?=\s*[-+*/().\d\s]*(?:[A-Za-z_]\w*\.)*(?:{_FACTORY_NAMES}|{_TRANSFORM_NAMES})\s*\("
 )
 # `self.x = [nn.Linear(...), ...]`, `= (Block() for ...)`, `= {"a": nn.Linear()}`, `= list(...)`: a
-# container whose first element is a call (all elements must build a module or a parameter).
-_FIRST_ELEMENT_CALL = r"(?:\s|#[^\n]*)*[\w.]+\s*\("
-ATTRIBUTE_SET_TO_CONTAINER = (
-    rf"\.\w+\s*(?::[^=\n]+)?=\s*(?:(?:[\[(]|list\s*\(|tuple\s*\(){_FIRST_ELEMENT_CALL}"
-    rf"|\{{[^:{{}}]*:{_FIRST_ELEMENT_CALL})"
-)
+# container whose first element is a call; ..._OF_MODULES: a call building a module or a
+# parameter (all elements must), spelled with the file's vocabulary.
+_CONTAINER = r"\.\w+\s*(?::[^=\n]+)?=\s*(?:(?:[\[(]|list\s*\(|tuple\s*\(){first}|\{{[^:{{}}]*:{first})"
+ATTRIBUTE_SET_TO_CONTAINER = _CONTAINER.format(first=r"(?:\s|#[^\n]*)*[\w.]+\s*\(")
+ATTRIBUTE_SET_TO_CONTAINER_OF_MODULES = _CONTAINER.format(first=r"(?:\s|#[^\n]*)*(?:{modules}|[\w.]*Parameter\s*\()")
 # A factory call, spelled as this file can spell one (`torch.zeros(`, `th.ones(`, `zeros(`):
 # filled in per file (see Symbols.vocabulary); a literal start makes it fast to scan for.
 FILE_FACTORY_CALL = "{factories}"

@@ -22,8 +22,9 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -78,7 +79,28 @@ class MarkerSpec:
 def _filled(marker: Marker, vocabulary: dict[str, str]) -> Marker:
     if isinstance(marker, tuple):
         return tuple(_filled(m, vocabulary) for m in marker)  # type: ignore[misc]
-    return _compiled(_fill(marker, vocabulary)) if isinstance(marker, str) else marker
+    return LazyPattern(_fill(marker, vocabulary)) if isinstance(marker, str) else marker  # type: ignore[return-value]
+
+
+class LazyPattern:
+    """A per-file pattern compiled on first use: most files never need most of them."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return _compiled(self.pattern).search(text, pos, endpos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return _compiled(self.pattern).finditer(text)
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyPattern) and other.pattern == self.pattern
 
 
 def _fill(template: str, vocabulary: dict[str, str]) -> str:

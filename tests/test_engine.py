@@ -122,7 +122,8 @@ def test_sparse_source_keeps_only_wanted_units_with_exact_lines() -> None:
     index = LineIndex(text)
     rule = rule_by_code("DEV202")
     assert rule is not None
-    spec = rule.marker_spec.for_file(Symbols(ast.parse(text)).vocabulary(text))
+    tree = ast.parse(text)
+    spec = rule.marker_spec.for_file(Symbols(tree).vocabulary(text, tree))
     selected = units.with_headers(set().union(*units.select(index, [spec])))
     sparse = units.sparse_source(index, selected)
     assert not sparse.complete

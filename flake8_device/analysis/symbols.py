@@ -147,43 +147,50 @@ class Symbols:
                 best = candidate
         return best
 
-    def vocabulary(self, text: str) -> dict[str, str]:
+    def vocabulary(self, text: str, tree: ast.Module | None = None) -> dict[str, str]:
         """Regular expressions for how this file spells things, to fill marker templates:
 
         - ``{modules}``: calls building a module (``nn.Linear(``, ``Net(``, ``create_model(``);
-        - ``{factories}``: torch tensor factory calls (``torch.zeros(``, ``th.ones(``, ``zeros(``).
+        - ``{factories}``: torch tensor factory calls (``torch.zeros(``, ``th.ones(``, ``zeros(``);
+        - ``{wrappers}``: ``DataParallel`` / ``DistributedDataParallel`` calls, under any alias.
 
-        Spelled from module-level imports and every class name; a file that imports torch
-        inside a function gets the broad spellings instead, so markers stay necessary.
+        Spelled from the import table and every class name.  Imports of torch below the top
+        level are first added to the table from ``tree`` (a full walk, only for such files), so
+        markers stay necessary conditions.
         """
         cached = self.__dict__.get("_vocabulary")
         if cached is not None:
             return cached
+        if tree is not None and _NESTED_IMPORTS.search(text):
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    self.add_ast_import(node)
         factory_names = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
-        if _NESTED_IMPORTS.search(text):
-            vocabulary = {"modules": r"\w+\s*\(", "factories": rf"(?:{factory_names})\s*\("}
-        else:
-            modules = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
-            factories = []
-            for local, target in self.imports.items():
-                name = re.escape(local)
-                if target == "torch.nn":
-                    modules.append(rf"{name}\.[A-Z]\w*")
-                elif target == "torch":
-                    modules.append(rf"{name}\.nn\.[A-Z]\w*")
-                    factories.append(rf"{name}\.(?:{factory_names})")
-                elif torch_api.is_nn_module_class(target):
-                    modules.append(name)
-                elif target in torch_api.TENSOR_FACTORIES:
-                    factories.append(name)
-            if self._module_classes is None:
-                self._module_classes = self._compute_module_classes()
-            nested = {m.group(1) for m in _NESTED_CLASSES.finditer(text)} if "class" in text else set()
-            modules += [re.escape(name) for name in sorted(self._module_classes | nested)]
-            vocabulary = {
-                "modules": rf"(?:{'|'.join(modules)})\s*\(",
-                "factories": rf"(?:{'|'.join(factories)})\s*\(" if factories else "(?!)",
-            }
+        modules = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
+        factories = []
+        wrappers = [r"DataParallel"]
+        for local, target in self.imports.items():
+            name = re.escape(local)
+            if target == "torch.nn":
+                modules.append(rf"{name}\.[A-Z]\w*")
+            elif target == "torch":
+                modules.append(rf"{name}\.nn\.[A-Z]\w*")
+                factories.append(rf"{name}\.(?:{factory_names})")
+            elif torch_api.is_nn_module_class(target):
+                modules.append(name)
+                if target in torch_api.INPUT_SCATTERING_WRAPPERS:
+                    wrappers.append(name)
+            elif target in torch_api.TENSOR_FACTORIES:
+                factories.append(name)
+        if self._module_classes is None:
+            self._module_classes = self._compute_module_classes()
+        nested = {m.group(1) for m in _NESTED_CLASSES.finditer(text)} if "class" in text else set()
+        modules += [re.escape(name) for name in sorted(self._module_classes | nested)]
+        vocabulary = {
+            "modules": rf"(?:{'|'.join(modules)})\s*\(",
+            "factories": rf"(?:{'|'.join(factories)})\s*\(" if factories else "(?!)",
+            "wrappers": rf"(?:{'|'.join(wrappers)})\s*\(",
+        }
         self.__dict__["_vocabulary"] = vocabulary
         return vocabulary
 

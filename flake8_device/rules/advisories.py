@@ -176,7 +176,7 @@ class ComposerDeviceTransformsOnCpu(AdvisoryRule):
     message = (
         "Composer {version} ({source}) applies `device_transforms` on the CPU, before the batch is moved ({reference})"
     )
-    markers = (r"\bdevice_transforms\s*=",)
+    markers = (r"device_transforms\s*=",)
     example_versions = (("mosaicml", "0.26.0"),)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -244,7 +244,7 @@ class ComposerMpsEvaluation(AdvisoryRule):
         "Composer {version} ({source}) fails to evaluate on MPS: "
         "`Encountered different devices in metric calculation` ({reference})"
     )
-    markers = (r"mps|MPS", r"\beval_dataloader\s*=")
+    markers = (r"eval_dataloader\s*=", r"mps|MPS")
     example_versions = (("mosaicml", "0.20.0"),)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -328,7 +328,7 @@ class LightningLrFindBeforeDdp(AdvisoryRule):
         "Lightning {version} ({source}) leaves logged metrics on the CPU after the learning-rate finder, "
         "so the DDP fit fails: `No backend type associated with device type cpu` ({reference})"
     )
-    markers = (r"\blr_find\s*\(|\bLearningRateFinder\s*\(", r"ddp|devices")
+    markers = (r"(?:lr_find|LearningRateFinder)\s*\(", r"ddp|devices")
     example_versions = (("lightning", "2.3.3"),)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]

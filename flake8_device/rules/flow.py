@@ -395,7 +395,7 @@ class NumpyOnAccelerator(Rule):
     message = "`{tensor}` lives on `{device}`; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
-    markers = (r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array", marker.ACCELERATOR_SOURCE)
+    markers = (marker.ACCELERATOR_SOURCE, r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.NumpyOnAccel):
@@ -528,7 +528,7 @@ class HardcodedCudaInModule(Rule):
     message = "Hard-coded CUDA device in module code: `{code}`"
     fix_title = "Use `{device}` instead"
     fix_safety = FixSafety.UNSAFE
-    markers = (r"\.cuda\s*\(|[\"']cuda",)
+    markers = (r"cuda", r"\.cuda\s*\(|[\"']cuda")
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]

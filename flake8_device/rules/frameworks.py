@@ -107,7 +107,7 @@ class SyncDistOnHostTensor(Rule):
     message = "`{tensor}` is a CPU tensor logged with `sync_dist=True`: NCCL cannot reduce it across processes"
     fix_title = "Create it on `{device}`"
     fix_safety = FixSafety.SAFE
-    markers = (r"\bsync_dist\s*=\s*True", r"\.log(?:_dict)?\s*\(")
+    markers = (r"sync_dist\s*=\s*True", r"\.log(?:_dict)?\s*\(")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.SyncedLogOnHost):
@@ -178,7 +178,7 @@ class MetricStateNotAdded(Rule):
     message = "Tensor `{target}` in a `Metric` is a plain attribute: it is not moved with the metric nor synced"
     fix_title = "Register it: `{suggestion}`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"def __init__\b", marker.FACTORY_CALL)
+    markers = (r"def __init__\b", marker.ATTRIBUTE_SET_TO_TENSOR)
     file_markers = (r"torchmetrics",)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -347,7 +347,8 @@ class WrappedModuleNotMoved(Rule):
     message = "`{module}` is still on the CPU when `{wrapper}` wraps it: {why}"
     fix_title = "Move it first: `{module}{move}`"
     fix_safety = FixSafety.SAFE
-    markers = (r"DataParallel|\bDDP\b",)
+    # A wrapper call, and a module built (or moved back to the CPU) in the same unit.
+    markers = ("{wrappers}", (marker.MODULE_CONSTRUCTOR_CALL, r"\.cpu\s*\("))
 
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.flow.events_of(events.WrappedUnmoved)

@@ -271,7 +271,7 @@ class ModuleListNotRegistered(Rule):
     message = "`{target}` keeps {what} in a plain Python {container}: they are not moved, trained or saved"
     fix_title = "Wrap the {container} in `{wrapper}`"
     fix_safety = FixSafety.UNSAFE
-    markers = (marker.ATTRIBUTE_SET_TO_CONTAINER, (marker.MODULE_CONSTRUCTOR_CALL, r"Parameter\s*\("))
+    markers = (marker.ATTRIBUTE_SET_TO_CONTAINER, marker.ATTRIBUTE_SET_TO_CONTAINER_OF_MODULES)
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]

@@ -85,7 +85,7 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     fix_title = "Pass `map_location={device}`"
     fix_safety = FixSafety.SAFE
-    markers = (r"\bload\s*\(",)
+    markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
@@ -214,7 +214,11 @@ class DeviceComparedWithoutIndex(Rule):
     message = "`{comparison}` is always {result}: {why}"
     fix_title = "Compare like this: `{fixed}`"
     fix_safety = FixSafety.SAFE
-    markers = (r"\.device\b", r"[!=]=")
+    # A `.device` on one side of `==`/`!=`, a string or a `...device(` call on the other.
+    markers = (
+        r"\.device",
+        r"\.device\)*\s*[!=]=\s*(?:[rbuRBU]?[\"']|[\w.]*device\s*\()|(?:[\"']|\))\s*[!=]=\s*[\w.()\[\]]*\.device\b",
+    )
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) != 1:
