@@ -1161,7 +1161,7 @@ class _Interpreter:
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return NEUTRAL
         if method in torch_api.RANDOM_METHODS and _tensorish(receiver):
-            self._check_generator(node, arguments, receiver, f"`{self.ctx.describe(base)}`")
+            self._check_generator(node, arguments, receiver, f"it fills `{self.ctx.describe(base)}`")
         index_operand = None
         index_spec = torch_api.INDEX_METHODS.get(method)
         if index_spec is not None and _tensorish(receiver):
@@ -1477,7 +1477,7 @@ class _Interpreter:
         if qualified in torch_api.HOST_GENERATOR_CONSUMERS:
             if not self.analysis.default_device_is_cpu:
                 return None
-            return Value(Kind.HOST, module=False), f"`{self.ctx.describe(node.func)}`, which draws on the CPU"
+            return Value(Kind.HOST, module=False), "its indices are drawn there"
         factory = qualified in torch_api.TENSOR_FACTORIES
         following = qualified in torch_api.RANDOM_FOLLOWING_INPUT or qualified in torch_api.LIKE_FACTORIES
         if not (factory or following):
@@ -1489,9 +1489,9 @@ class _Interpreter:
         if following:
             first = _argument(node, arguments, 0, "input", "tensor", "mean")
             if first is not None and _tensorish(first.value):
-                return first.value, f"`{self.ctx.describe(first.expr)}`"
+                return first.value, f"it follows `{self.ctx.describe(first.expr)}`"
         if factory and self.analysis.default_device_is_cpu:
-            return Value(Kind.HOST, module=False), "the CPU (no `device=`)"
+            return Value(Kind.HOST, module=False), "no `device=`"
         return None
 
     def _check_generator(self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str) -> None:
@@ -1693,8 +1693,10 @@ class _Interpreter:
             value = operand.value
             if value.kind is Kind.ACCEL and _tensorish(value) and not self._maybe_zero_dim(value):
                 constants = info.meetings[parameter]
+                holder_expr = patterns.receiver(node) if method != "__call__" else node.func
+                assert holder_expr is not None
                 event = HelperConstantsMeetAccel(
-                    node, Operand(node.func, holder), operand, helper.name, method, constants
+                    node, Operand(holder_expr, holder), operand, helper.name, method, constants
                 )
                 self._emit(event, operand.expr)
                 return

@@ -203,7 +203,9 @@ class HelperClasses:
                     meet([func.value, *arguments])
         if not meetings:
             return None
-        return HelperMethod(method.name, parameters, {k: tuple(v) for k, v in meetings.items()})
+        order = list(constants)  # creation order in `__init__`
+        ordered = {k: tuple(sorted(v, key=order.index)) for k, v in meetings.items()}
+        return HelperMethod(method.name, parameters, ordered)
 
     def _constant_ref(self, node: ast.expr, self_name: str, constants: dict[str, _Constant]) -> str | None:
         """``mean`` for ``self.mean``, ``self.mean[:, None]``, ``self.mean.view(1, 3)`` (when not 0-dim)."""

@@ -168,7 +168,7 @@ class LossOrMetricNotMoved(Rule):
         for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
             construction = event.construction
             qualified = self.ctx.symbols.qualify(construction.func) or ""
-            what = "its metric state" if qualified.startswith("torchmetrics.") else "its class weights"
+            what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
             accel = event.argument.value
             move = accel.move or (f".to({accel.device})" if accel.device else None)
             if move is not None and (move.startswith(".to(") or move == ".cuda()"):
@@ -231,8 +231,10 @@ class GeneratorOnWrongDevice(Rule):
 
     code = "DEV303"
     name = "generator-on-wrong-device"
-    message = "`{generator}` draws on {generator_device} but `{call}` needs numbers on {target} ({why})"
-    fix_title = "Use a generator on {target} (`torch.Generator(device=...)`), or draw on {generator_device} and move"
+    message = "`{generator}` is a generator on {generator_device}, but `{call}` draws on {target} ({why})"
+    fix_title = (
+        "Use a generator on the device the numbers are drawn on, or draw on the generator's device and move them"
+    )
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
     markers = (r"generator\s*=", r"Generator\s*\(")
@@ -241,7 +243,7 @@ class GeneratorOnWrongDevice(Rule):
         for event in self.ctx.flow.events_of(events.GeneratorMismatch):
             generator_device = _where(event.generator.value)
             target = _where(event.target)
-            fix = self.make_fix(generator_device=generator_device, target=target)
+            fix = self.make_fix()
             self.report(
                 event.generator.expr,
                 fix=fix,
@@ -504,7 +506,12 @@ class DeviceChoiceMismatch(Rule):
                 fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, argument=argument, model=model)
             input_when = _when(event.argument.value.condition)
             model_condition = event.model.value.condition if event.model.value.kind is not Kind.HOST else NEVER
-            model_when = "is never moved" if model_condition == NEVER else f"is {_when(model_condition)}"
+            if model_condition == NEVER:
+                model_when = "is never moved"
+            elif model_condition == ALWAYS:
+                model_when = "always is"
+            else:
+                model_when = f"is put there {_when(model_condition)}"
             self.report(
                 event.argument.expr,
                 fix=fix,
@@ -592,7 +599,8 @@ class HelperConstantsOnHost(Rule):
     code = "DEV307"
     name = "helper-constants-on-host"
     message = (
-        "`{helper}` keeps {constants} as CPU tensors (`{cls}.__init__`) and meets `{argument}`, which is on `{device}`"
+        "`{helper}` keeps {constants} as CPU tensors (`{cls}.__init__`), and `{call}` combines them with "
+        "`{argument}`, which is on `{device}`"
     )
     fix_title = "Create {constants} on the device, or make `{cls}` an `nn.Module` with buffers"
     fix_safety = FixSafety.DISPLAY_ONLY
@@ -607,6 +615,7 @@ class HelperConstantsOnHost(Rule):
                 event.argument.expr,
                 fix=fix,
                 helper=self.ctx.describe(event.helper.expr),
+                call=self.ctx.describe(event.call.func) + "(...)",
                 constants=constants,
                 cls=event.class_name,
                 argument=self.ctx.describe(event.argument.expr),
