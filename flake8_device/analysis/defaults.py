@@ -31,6 +31,8 @@ class DefaultDeviceSetting:
     accelerator: bool | None
     # ``with torch.device(...):`` sets it for a block only.
     scoped: bool = False
+    # The functions (and classes) around it, by name: ``()`` at module level, ``("main",)``.
+    path: tuple[str, ...] = ()
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -74,20 +76,25 @@ def default_device_settings(tree: ast.Module | None, symbols: Symbols) -> list[D
     if tree is None:
         return []
     found: list[DefaultDeviceSetting] = []
-    for node in ast.walk(tree):
+    # (node, path of the definitions around it)
+    stack: list[tuple[ast.AST, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            path = (*path, node.name)
         if isinstance(node, ast.Call):
-            if symbols.qualify_dotted(_dotted(node.func)) not in torch_api.DEFAULT_DEVICE_SETTERS:
-                continue
-            argument = node.args[0] if node.args else None
-            found.append(DefaultDeviceSetting(node.lineno, _text(node), _is_accelerator(argument, symbols)))
+            if symbols.qualify_dotted(_dotted(node.func)) in torch_api.DEFAULT_DEVICE_SETTERS:
+                argument = node.args[0] if node.args else None
+                accelerator = _is_accelerator(argument, symbols)
+                found.append(DefaultDeviceSetting(node.lineno, _text(node), accelerator, path=path))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 call = item.context_expr
                 if isinstance(call, ast.Call) and symbols.qualify_dotted(_dotted(call.func)) == "torch.device":
                     argument = call.args[0] if call.args else None
-                    found.append(
-                        DefaultDeviceSetting(call.lineno, _text(call), _is_accelerator(argument, symbols), scoped=True)
-                    )
+                    accelerator = _is_accelerator(argument, symbols)
+                    found.append(DefaultDeviceSetting(call.lineno, _text(call), accelerator, scoped=True, path=path))
+        stack.extend((child, path) for child in ast.iter_child_nodes(node))
     return sorted(found, key=lambda s: s.line)
 
 

@@ -1541,6 +1541,12 @@ class _Interpreter:
     def _bind_condition(self, path: str, value_node: cst.BaseExpression, value: Value) -> None:
         """Remember names bound to device conditions (``use_cuda = ...``) and device choices."""
         conditions = self.state.conditions
+        # Cheap shape checks first: this runs for every assignment.
+        if isinstance(value_node, (cst.Integer, cst.Float)) or (
+            isinstance(value_node, cst.Call) and _last_name(value_node.func) not in ("device", "is_available")
+        ):
+            conditions.pop(path, None)
+            return
         choice = self._device_choice(value_node)
         if choice is not None:
             conditions[path] = (True, choice)
@@ -1566,8 +1572,9 @@ class _Interpreter:
             if compared is not None:
                 return compared
         path = _path(node)
-        if path is not None and path in conditions and not conditions[path][0]:
-            return conditions[path][1]
+        if path is not None:
+            entry = conditions.get(path)
+            return entry[1] if entry is not None and not entry[0] else path
         return " ".join(self.ctx.code_for(node).split())
 
     def _device_comparison(self, node: cst.Comparison, conditions: dict[str, tuple[bool, str]]) -> str | None:
@@ -2026,10 +2033,14 @@ _DEVICE_CONDITION = re.compile(r"cuda|gpu|cpu|device|mps|xpu|npu|accel", re.I)
 
 
 def _condition_shaped(node: cst.BaseExpression) -> bool:
-    if isinstance(node, (cst.BooleanOperation, cst.Comparison, cst.Name, cst.Attribute)):
+    """A flag: ``a and b``, ``not a``, ``args.cuda``, ``torch.cuda.is_available()``, ``x == "cuda"``."""
+    if isinstance(node, (cst.BooleanOperation, cst.Name, cst.Attribute)):
         return True
     if isinstance(node, cst.UnaryOperation):
         return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.Comparison):
+        # Comparing with a string (`args.device == "cuda"`); tensor comparisons are not flags.
+        return any(patterns.is_string(c.comparator) for c in node.comparisons) or patterns.is_string(node.left)
     return isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("is_available")
 
 

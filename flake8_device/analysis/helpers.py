@@ -219,6 +219,11 @@ class HelperClasses:
 
     def _constant_ref(self, node: ast.expr, self_name: str, constants: dict[str, _Constant]) -> str | None:
         """``mean`` for ``self.mean``, ``self.mean[:, None]``, ``self.mean.view(1, 3)`` (when not 0-dim)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+            # `self.std + self.eps`: a host tensor made of constants (and numbers).
+            return self._constant_ref(node.left, self_name, constants) or self._constant_ref(
+                node.right, self_name, constants
+            )
         shaped = False
         while True:
             if isinstance(node, ast.Subscript):

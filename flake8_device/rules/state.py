@@ -265,10 +265,11 @@ class DefaultDeviceWithCpuSampler(Rule):
     """Shuffling data loader under an accelerator default device.
 
     ## What it does
-    In a file that calls `torch.set_default_device(...)` with an accelerator
-    (or `torch.set_default_tensor_type(torch.cuda.FloatTensor)`), finds
-    `DataLoader(..., shuffle=True)`, `RandomSampler(...)` and `random_split(...)`
-    without a `generator=`, and `DistributedSampler(...)` that shuffles.
+    Where `torch.set_default_device(...)` sets an accelerator (or
+    `torch.set_default_tensor_type(torch.cuda.FloatTensor)` does) at module
+    level or in the same function, finds `DataLoader(..., shuffle=True)`,
+    `RandomSampler(...)` and `random_split(...)` without a `generator=`, and
+    `DistributedSampler(...)` that shuffles.
 
     ## Why is this bad?
     These draw their permutation with `torch.randperm(n, generator=g)`, where
@@ -337,7 +338,12 @@ class DefaultDeviceWithCpuSampler(Rule):
             return
         if not draws or patterns.keyword(node, "generator") is not None:
             return
-        setting = next((s for s in self.ctx.default_devices if s.accelerator and not s.scoped), None)
+        # A setting at module level runs before any function; one in this very function runs
+        # before its loader is iterated. Elsewhere, the order cannot be told.
+        here = tuple(scope.name.value for scope in self.ctx.scopes)
+        setting = next(
+            (s for s in self.ctx.default_devices if s.accelerator and not s.scoped and s.path in ((), here)), None
+        )
         if setting is None:
             return
         call = self.ctx.describe(node.func) + "(...)"
