@@ -654,12 +654,12 @@ class _Interpreter:
 
     def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine) -> None:
         if isinstance(small, cst.Assign):
-            value = self._eval(small.value)
+            value = self._helper_instance(small.value) or self._eval(small.value)
             for target in small.targets:
                 self._assign(target.target, small.value, value, line)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
-                value = self._eval(small.value)
+                value = self._helper_instance(small.value) or self._eval(small.value)
                 self._assign(small.target, small.value, value, line)
         elif isinstance(small, cst.AugAssign):
             left = self._eval(small.target)
@@ -1065,8 +1065,6 @@ class _Interpreter:
                 return NEUTRAL
             if self.symbols.is_local_module_class(name):
                 return self._new_module(node, stateful=True)
-            if name[:1].isupper() and self.analysis.helpers.get(name) is not None:
-                return Value(Kind.UNKNOWN, instance_of=name, origin=node)
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
@@ -1686,6 +1684,19 @@ class _Interpreter:
                 self.state.env[key] = placed
 
     # -- helper objects with host constants (DEV307) ----------------------------------------------
+    def _helper_instance(self, node: cst.BaseExpression) -> Value | None:
+        """``norm = Normalize(...)``: an instance of a helper class keeping host constants.
+
+        Only a constructor assigned as it is (the DEV307 marker, ``= Normalize(``, must hold)."""
+        if not isinstance(node, cst.Call) or node.lpar or not isinstance(node.func, cst.Name):
+            return None
+        name = node.func.value
+        if not name[:1].isupper() or self.analysis.helpers.get(name) is None:
+            return None
+        for argument in node.args:
+            self._eval(argument.value)
+        return Value(Kind.UNKNOWN, instance_of=name, origin=node)
+
     def _check_helper(self, node: cst.Call, holder: Value, method: str, arguments: list[Operand]) -> None:
         helper = self.analysis.helpers.get(holder.instance_of or "")
         info = helper.methods.get(method) if helper is not None else None
@@ -2028,8 +2039,11 @@ def _related_paths(a: str, b: str) -> bool:
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
-# A condition that chooses a device mentions one (other conditions are not device choices).
-_DEVICE_CONDITION = re.compile(r"cuda|gpu|cpu|device|mps|xpu|npu|accel", re.I)
+# A condition that chooses a device names one (``args.cuda``, ``use_gpu``, ``device.type == "cpu"``);
+# other conditions are not device choices.  ("device" alone is not enough: it is in every `.to(device)`,
+# and the DEV306 marker built from these words would select nearly every unit.)
+DEVICE_CONDITION_WORDS = r"cuda|gpu|cpu|mps|xpu|npu|accel"
+_DEVICE_CONDITION = re.compile(DEVICE_CONDITION_WORDS, re.I)
 
 
 def _condition_shaped(node: cst.BaseExpression) -> bool:

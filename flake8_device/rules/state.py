@@ -10,7 +10,7 @@ import libcst as cst
 
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.flow import ALWAYS, NEVER, Kind, Value
+from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value
 from flake8_device.analysis.symbols import dotted_name
 from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
@@ -19,8 +19,8 @@ from flake8_device.rules.flow import device_text
 
 _METRIC_NAMES = "|".join(sorted(torch_api.TENSOR_STATE_METRICS))
 _METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("
-# Device conditions mention a device: `args.cuda`, `use_gpu`, `torch.cuda.is_available()`, `"cpu"`.
-_DEVICE_WORDS_MARKER = r"(?i)cuda|gpu|cpu|device|mps|xpu|npu|accel"
+# Device conditions name a device: `args.cuda`, `use_gpu`, `torch.cuda.is_available()`, `"cpu"`.
+_DEVICE_WORDS_MARKER = rf"(?i){DEVICE_CONDITION_WORDS}"
 
 
 def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
@@ -494,6 +494,8 @@ class DeviceChoiceMismatch(Rule):
     fix_title = "Move the input where the model is: `{argument}.to(next({model}.parameters()).device)`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
+    # A placement under a device condition: an `if` naming a device. (Requiring two placements in
+    # one regex would not be a necessary condition: the script unit is searched statement by statement.)
     markers = (marker.ACCELERATOR_SOURCE, r"\bif\b", _DEVICE_WORDS_MARKER)
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -541,7 +543,9 @@ class HelperConstantsOnHost(Rule):
     Finds a class that is not an `nn.Module` but keeps tensors made on the CPU
     in `__init__` (`self.mean = torch.tensor(mean).view(3, 1, 1)`) and combines
     them with its arguments in a method (`(x - self.mean) / self.std`), and
-    reports a call that hands that method a tensor on the accelerator.
+    reports a call that hands that method a tensor on the accelerator (for an
+    instance built by an assignment in the same function: `normalize =
+    Normalize(...)`).
 
     ## Why is this bad?
     Nothing ever moves those constants: they are not buffers of any module, so
@@ -611,7 +615,8 @@ class HelperConstantsOnHost(Rule):
     fix_title = "Create {constants} on the device, or make `{cls}` an `nn.Module` with buffers"
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
-    markers = (marker.ACCELERATOR_SOURCE, r"\b[A-Z]\w*\s*\(")
+    # The helper is built by an assignment (`normalize = Normalize(...)`), which the flow follows.
+    markers = (marker.ACCELERATOR_SOURCE, r"=[\s\\]*[A-Z]\w*\s*\(")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HelperConstantsMeetAccel):
