@@ -92,3 +92,72 @@ def test_index_fix_uses_the_recorded_move_when_the_indexed_tensor_is_an_expressi
     assert lint("DEV305", source) == [(5, FixSafety.SAFE)]
     fixed = Engine([rule_by_code("DEV305")]).fix(textwrap.dedent(source)).text  # type: ignore[list-item]
     assert "torch.zeros(2, 1, dtype=torch.long).to(device))" in fixed
+
+
+SCRIPT = """
+import argparse
+import torch
+import torchmetrics
+from torch import nn
+from torch.utils.data import DataLoader
+
+
+class Normalize:
+    def __init__(self, mean, std):
+        self.mean = torch.tensor(mean).view(-1, 1, 1)
+        self.std = torch.tensor(std).view(-1, 1, 1)
+
+    def __call__(self, images):
+        return (images - self.mean) / self.std
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 3).to(device)
+
+
+def helper():
+    return 1
+
+
+optimizer = torch.optim.Adagrad(nn.Linear(2, 2).parameters())
+loss_fn = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 3.0]))
+normalize = Normalize([0.5], [0.2])
+accuracy = torchmetrics.Accuracy(task="multiclass", num_classes=3)
+names = torch.arange(3)
+generator = torch.Generator()
+
+
+def other():
+    return 2
+
+
+if __name__ == "__main__":
+    args = argparse.ArgumentParser().parse_args()
+    loader = DataLoader(dataset, shuffle=True)
+    for x, y in loader:
+        if args.cuda:
+            x = x.cuda()
+        out = model(x)
+        images = normalize(y.to(device))
+        loss = loss_fn(model(y.to(device)), y.to(device))
+        accuracy.update(model(y.to(device)), y.to(device))
+        picked = names[model(y.to(device)).argmax(1)]
+        noise = torch.randn(3, generator=generator, device=device)
+"""
+
+
+def test_script_statements_split_by_definitions_lose_nothing() -> None:
+    # The script unit is searched statement by statement: every DEV3xx finding here combines
+    # statements on both sides of a `def`, and must survive unit selection.
+    found = {}
+    for select_units in (True, False):
+        codes = []
+        for code in ("DEV301", "DEV302", "DEV303", "DEV305", "DEV306", "DEV307"):
+            rule = rule_by_code(code)
+            assert rule is not None
+            result = Engine([rule], select_units=select_units).lint(SCRIPT)
+            assert result.error is None and not result.internal_errors
+            codes += [(v.line, v.code) for v in result.violations]
+        found[select_units] = sorted(codes)
+    assert found[True] == found[False]
+    assert {code for _, code in found[True]} == {"DEV302", "DEV303", "DEV305", "DEV306", "DEV307"}

@@ -291,7 +291,7 @@ class GeneratorMismatch:
     generator: Operand
     # Where the operation draws: HOST or ACCEL (with the device expression when known).
     target: Value
-    # What decided the target: "`device=device`", "`x`", "the CPU default".
+    # What decided the target, for messages: "`device=device`", "it follows `probs`", "no `device=`".
     target_text: str
 
 
