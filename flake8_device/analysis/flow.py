@@ -2042,8 +2042,13 @@ def _related_paths(a: str, b: str) -> bool:
 # A condition that chooses a device names one (``args.cuda``, ``use_gpu``, ``device.type == "cpu"``);
 # other conditions are not device choices.  ("device" alone is not enough: it is in every `.to(device)`,
 # and the DEV306 marker built from these words would select nearly every unit.)
-DEVICE_CONDITION_WORDS = r"cuda|gpu|cpu|mps|xpu|npu|accel"
-_DEVICE_CONDITION = re.compile(DEVICE_CONDITION_WORDS, re.I)
+# Spelled out in three cases rather than with `re.I`, which makes `re` several times slower.
+DEVICE_CONDITION_WORDS = "|".join(
+    spelling
+    for word in ("cuda", "gpu", "cpu", "mps", "xpu", "npu", "accel")
+    for spelling in (word, word.upper(), word.capitalize())
+)
+_DEVICE_CONDITION = re.compile(DEVICE_CONDITION_WORDS)
 
 
 def _condition_shaped(node: cst.BaseExpression) -> bool:

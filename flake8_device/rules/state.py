@@ -18,9 +18,9 @@ from flake8_device import markers as marker
 from flake8_device.rules.flow import device_text
 
 _METRIC_NAMES = "|".join(sorted(torch_api.TENSOR_STATE_METRICS))
-_METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("
+_METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("  # no `\b`: a literal start keeps `re` fast
 # Device conditions name a device: `args.cuda`, `use_gpu`, `torch.cuda.is_available()`, `"cpu"`.
-_DEVICE_WORDS_MARKER = rf"(?i){DEVICE_CONDITION_WORDS}"
+_DEVICE_WORDS_MARKER = DEVICE_CONDITION_WORDS
 
 
 def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
@@ -162,7 +162,7 @@ class LossOrMetricNotMoved(Rule):
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
-    markers = (marker.ACCELERATOR_SOURCE, rf"weight\s*=|{_METRIC_CALL_MARKER}")
+    markers = (marker.ACCELERATOR_SOURCE, (r"weight\s*=", _METRIC_CALL_MARKER))
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
@@ -310,7 +310,8 @@ class DefaultDeviceWithCpuSampler(Rule):
     )
     fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"shuffle\s*=\s*True|random_split\s*\(|(?:Distributed|Random)Sampler\s*\(",)
+    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(",)
+    file_markers = (r"set_default_",)
 
     _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
     _SAMPLERS = frozenset(
