@@ -638,7 +638,7 @@ class _Interpreter:
                     self._block(_block(statement.orelse.body))
             branches.append(self.state)
             self.state = _join_states(branches)
-            self._join_placements_under(statement.test, branches[0], branches[1], before)
+            self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
             self._loop(statement)
         elif isinstance(statement, cst.With):
@@ -915,7 +915,7 @@ class _Interpreter:
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
             when_true, when_false = self._eval(node.body), self._eval(node.orelse)
-            conditional = self._conditional_placement(node.test, when_true, when_false, self.state.conditions)
+            conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
             return conditional if conditional is not None else join(when_true, when_false)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             for element in node.elements:
@@ -1600,10 +1600,24 @@ class _Interpreter:
         equal = isinstance(target.operator, cst.Equal)
         return entry[1] if accelerator_when_equal == equal else _negate(entry[1])
 
-    def _condition_text(self, test: cst.BaseExpression, conditions: dict[str, tuple[bool, str]]) -> str | None:
-        """The canonical text of a test that chooses a device (mentions CUDA, a GPU, a device...)."""
-        text = self._canonical(test, conditions)
-        return text if _DEVICE_CONDITION.search(text) else None
+    def _condition_text(
+        self,
+        test: cst.BaseExpression,
+        after_if: cst.BaseParenthesizableWhitespace,
+        conditions: dict[str, tuple[bool, str]],
+    ) -> str | None:
+        """The canonical text of a test that chooses a device, or None.
+
+        The test must name a device on the line of its ``if`` (``if args.cuda:``, ``"cuda" if
+        use_gpu else "cpu"``): that is what the DEV306 marker looks for, so the marker stays a
+        necessary condition.  Names are then resolved (``use_cuda`` -> ``not args.no_cuda and ...``).
+        """
+        if isinstance(after_if, cst.ParenthesizedWhitespace):
+            return None  # `if` and its test on different lines
+        first_line = self.ctx.module.code_for_node(test).split("\n", 1)[0]
+        if not _DEVICE_CONDITION.search(first_line):
+            return None
+        return self._canonical(test, conditions)
 
     def _device_choice(self, node: cst.BaseExpression) -> str | None:
         """The condition under which a device expression is an accelerator (ALWAYS for a literal one)."""
@@ -1616,7 +1630,7 @@ class _Interpreter:
             first = patterns.positional(node, 0)
             return self._device_choice(first.value) if first is not None else None
         if isinstance(node, cst.IfExp):
-            test = self._condition_text(node.test, self.state.conditions)
+            test = self._condition_text(node.test, node.whitespace_after_if, self.state.conditions)
             if test is None:
                 return None
             if self._is_accelerator_expression(node.body) and self._is_cpu_expression(node.orelse):
@@ -1648,14 +1662,19 @@ class _Interpreter:
         return literal is not None and literal.split(":")[0] == "cpu"
 
     def _conditional_placement(
-        self, test: cst.BaseExpression, when_true: Value, when_false: Value, conditions: dict[str, tuple[bool, str]]
+        self,
+        node: cst.If | cst.IfExp,
+        when_true: Value,
+        when_false: Value,
+        conditions: dict[str, tuple[bool, str]],
     ) -> Value | None:
         """``x.cuda() if use_cuda else x``: on the accelerator exactly when the test holds."""
         candidates = ((when_true, when_false, False), (when_false, when_true, True))
         for accel, host, negated in candidates:
             if not _movable_pair(accel, host):
                 continue
-            condition = self._condition_text(test, conditions)
+            after_if = node.whitespace_before_test if isinstance(node, cst.If) else node.whitespace_after_if
+            condition = self._condition_text(node.test, after_if, conditions)
             if condition is None:
                 return None
             return Value(
@@ -1669,7 +1688,7 @@ class _Interpreter:
             )
         return None
 
-    def _join_placements_under(self, test: cst.BaseExpression, body: _State, orelse: _State, before: _State) -> None:
+    def _join_placements_under(self, statement: cst.If, body: _State, orelse: _State, before: _State) -> None:
         """After ``if use_cuda: x = x.cuda()``, ``x`` is on the accelerator exactly when ``use_cuda``."""
         if body.terminated or orelse.terminated:
             return
@@ -1679,7 +1698,7 @@ class _Interpreter:
             when_true, when_false = body.env.get(key), orelse.env.get(key)
             if when_true is None or when_false is None:
                 continue
-            placed = self._conditional_placement(test, when_true, when_false, before.conditions)
+            placed = self._conditional_placement(statement, when_true, when_false, before.conditions)
             if placed is not None:
                 self.state.env[key] = placed
 

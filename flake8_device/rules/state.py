@@ -19,8 +19,9 @@ from flake8_device.rules.flow import device_text
 
 _METRIC_NAMES = "|".join(sorted(torch_api.TENSOR_STATE_METRICS))
 _METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("  # no `\b`: a literal start keeps `re` fast
-# Device conditions name a device: `args.cuda`, `use_gpu`, `torch.cuda.is_available()`, `"cpu"`.
-_DEVICE_WORDS_MARKER = DEVICE_CONDITION_WORDS
+# A device condition names a device on the line of its `if` (or `elif`): `if args.cuda:`, `if use_gpu:`,
+# `"cuda" if torch.cuda.is_available() else "cpu"` (the flow analysis accepts no other).
+_DEVICE_CONDITION_MARKER = rf"if\b[^\n]*(?:{DEVICE_CONDITION_WORDS})"
 
 
 def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
@@ -237,7 +238,13 @@ class GeneratorOnWrongDevice(Rule):
     )
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
-    markers = (r"generator\s*=", r"Generator\s*\(")
+    # A generator, and something on the accelerator: the generator itself (`Generator(device=...)`)
+    # or what it draws.
+    markers = (
+        r"generator\s*=",
+        r"Generator\s*\(",
+        (marker.ACCELERATOR_SOURCE, r"Generator\s*\(\s*[^)\s]"),
+    )
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.GeneratorMismatch):
@@ -495,9 +502,9 @@ class DeviceChoiceMismatch(Rule):
     fix_title = "Move the input where the model is: `{argument}.to(next({model}.parameters()).device)`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
-    # A placement under a device condition: an `if` naming a device. (Requiring two placements in
-    # one regex would not be a necessary condition: the script unit is searched statement by statement.)
-    markers = (marker.ACCELERATOR_SOURCE, r"\bif\b", _DEVICE_WORDS_MARKER)
+    # A placement under a device condition. (Requiring two placements in one regex would not be a
+    # necessary condition: the script unit is searched statement by statement.)
+    markers = (marker.ACCELERATOR_SOURCE, _DEVICE_CONDITION_MARKER)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.DeviceChoiceMismatch):
