@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from flake8_device.analysis.classes import ClassInfo, ClassTable
+from flake8_device.analysis.defaults import DefaultDeviceSetting, default_device_settings
 from flake8_device.analysis.functions import FunctionTable
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
@@ -121,6 +122,11 @@ class FileContext:
         if path and not lines:
             return True  # not found in the ast: do not guess, analyse it
         return any(first <= line <= last for line in lines for first, last in self.flow_ranges)
+
+    @cached_property
+    def default_devices(self) -> list[DefaultDeviceSetting]:
+        """Where the file sets PyTorch's default device (read from the whole file's ``ast``)."""
+        return default_device_settings(self.tree, self.symbols)
 
     @cached_property
     def flow(self) -> FlowAnalysis:

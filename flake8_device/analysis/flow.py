@@ -11,6 +11,9 @@ in statement order over an abstract state mapping names (``x``,
 - ``INPUT``: wherever the function's tensor inputs (or the module's own
   parameters) live, which model code must follow;
 - ``NEUTRAL``: not a tensor (numbers, shapes, strings);
+- ``CONDITIONAL``: on the accelerator exactly when a device condition holds
+  (``if args.cuda: x = x.cuda()``), on the CPU otherwise; only the rule about
+  device choices reads it, every other rule sees it as unknown;
 - ``UNKNOWN``: anything else.  Unknown never produces a finding.
 
 Branches are joined (a value that differs between the arms becomes unknown,
@@ -19,7 +22,13 @@ a fixed point before their events are recorded, and the result is a list of
 *events* (two devices meeting, a discarded move, ...) that rules turn into
 findings.  Known PyTorch exceptions are built in: a host tensor that may be
 0-dim mixes legally with device tensors, and indexing a device tensor with
-host indices is legal.
+host indices is legal (the reverse is not, and neither is any device mismatch
+in ``gather``/``index_select``-style index arguments).
+
+Besides tensors and modules, a few objects carry device facts of their own:
+random generators (``torch.Generator(device=...)``), optimizers (whether their
+state was built while their module was still on the host), and instances of
+helper classes that keep host tensor constants (:mod:`.helpers`).
 """
 
 from __future__ import annotations
@@ -28,11 +37,13 @@ import enum
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar, Union
 
 import libcst as cst
 
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import dotted_name
 
 if TYPE_CHECKING:
@@ -46,6 +57,23 @@ class Kind(enum.Enum):
     ACCEL = "accel"
     INPUT = "input"
     LOADER = "loader"
+    CONDITIONAL = "conditional"
+
+
+# Conditions (``Value.condition``): the canonical text of a device condition, or one of these.
+ALWAYS = ""  # a literal accelerator: ``.cuda()``, ``.to("cuda")``, ``device="cuda:1"``
+NEVER = "<never>"  # a module constructed here and never moved
+
+
+@dataclass(frozen=True)
+class OptimizerState:
+    """An optimizer over the parameters of the module at ``owner`` (a state path)."""
+
+    owner: str
+    # The call that built its state while ``owner`` was on the host: an eager-state optimizer's
+    # construction, or ``load_state_dict``.  None while it has no state yet.
+    built_by: cst.Call | None = None
+    line: cst.SimpleStatementLine | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +103,15 @@ class Value:
     constant: str | None = None
     # A loss or metric object: calling it makes its arguments meet.
     compares: bool = False
+    # ACCEL and CONDITIONAL: the condition under which it is on the accelerator (ALWAYS for a
+    # literal accelerator); None when unknown (``.to(device)`` with ``device`` from elsewhere).
+    condition: str | None = None
+    # A ``torch.Generator`` (its kind says where it draws: HOST or ACCEL).
+    generator: bool = False
+    # An optimizer, and where its state was built.
+    optimizer: OptimizerState | None = None
+    # An instance of this file's helper class (see :mod:`.helpers`) that keeps host tensor constants.
+    instance_of: str | None = None
 
 
 UNKNOWN = Value()
@@ -84,7 +121,18 @@ NEUTRAL = Value(Kind.NEUTRAL, module=False)
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
-    if a.kind is b.kind and a.kind in (Kind.ACCEL, Kind.HOST, Kind.INPUT, Kind.LOADER, Kind.NEUTRAL):
+    if a.generator != b.generator or a.instance_of != b.instance_of:
+        return UNKNOWN
+    if a.kind is Kind.CONDITIONAL and (b.kind is not Kind.CONDITIONAL or a.condition != b.condition):
+        return UNKNOWN
+    if a.kind is b.kind and a.kind in (
+        Kind.ACCEL,
+        Kind.HOST,
+        Kind.INPUT,
+        Kind.LOADER,
+        Kind.NEUTRAL,
+        Kind.CONDITIONAL,
+    ):
         return Value(
             a.kind,
             device=a.device if a.device == b.device else None,
@@ -99,8 +147,21 @@ def join(a: Value, b: Value) -> Value:
             transform=a.transform and b.transform,
             constant=a.constant if a.constant == b.constant else None,
             compares=a.compares and b.compares,
+            condition=a.condition if a.condition == b.condition else None,
+            generator=a.generator,
+            optimizer=_join_optimizers(a.optimizer, b.optimizer),
+            instance_of=a.instance_of,
         )
     return UNKNOWN
+
+
+def _join_optimizers(a: OptimizerState | None, b: OptimizerState | None) -> OptimizerState | None:
+    """State built on one path is a bug on that path (``if resume: opt.load_state_dict(...)``)."""
+    if a == b:
+        return a
+    if a is None or b is None or a.owner != b.owner:
+        return None
+    return a if a.built_by is not None else b
 
 
 # -- events ----------------------------------------------------------------------
@@ -201,6 +262,70 @@ class WrappedUnmoved:
     statement: cst.SimpleStatementLine | None
 
 
+@dataclass(frozen=True)
+class OptimizerStateBeforeMove:
+    """An optimizer's state was built (or loaded) on the host, then its module was moved."""
+
+    optimizer: OptimizerState
+    move_call: cst.Call
+    move_line: cst.SimpleStatementLine | None
+    # The two statements are next to each other in one block (so they can be swapped).
+    adjacent: bool
+
+
+@dataclass(frozen=True)
+class UnmovedLossOrMetric:
+    """A loss or metric holding tensors on the host is given tensors on the accelerator."""
+
+    construction: cst.Call
+    holder: Operand
+    argument: Operand
+    call: cst.Call
+
+
+@dataclass(frozen=True)
+class GeneratorMismatch:
+    """A random generator on one device drives an operation on the other."""
+
+    call: cst.Call
+    generator: Operand
+    # Where the operation draws: HOST or ACCEL (with the device expression when known).
+    target: Value
+    # What decided the target, for messages: "`device=device`", "it follows `probs`", "no `device=`".
+    target_text: str
+
+
+@dataclass(frozen=True)
+class IndexMismatch:
+    """An index (or mask) and the tensor it indexes are on different devices."""
+
+    node: cst.CSTNode
+    indexed: Operand
+    index: Operand
+    operation: str
+
+
+@dataclass(frozen=True)
+class DeviceChoiceMismatch:
+    """A model and its input are placed on the accelerator under different conditions."""
+
+    call: cst.Call
+    model: Operand
+    argument: Operand
+
+
+@dataclass(frozen=True)
+class HelperConstantsMeetAccel:
+    """A helper object's host tensor constants meet a tensor on the accelerator in its method."""
+
+    call: cst.Call
+    helper: Operand
+    argument: Operand
+    class_name: str
+    method: str
+    constants: tuple[str, ...]
+
+
 # A runtime Union (not ``X | Y``): the package supports Python 3.9.
 Event = Union[
     Mix,
@@ -213,6 +338,12 @@ Event = Union[
     CollectiveOnHost,
     SyncedLogOnHost,
     WrappedUnmoved,
+    OptimizerStateBeforeMove,
+    UnmovedLossOrMetric,
+    GeneratorMismatch,
+    IndexMismatch,
+    DeviceChoiceMismatch,
+    HelperConstantsMeetAccel,
 ]
 E = TypeVar("E")
 
@@ -301,9 +432,15 @@ class _State:
     # Names holding a batch transformed on the host in this loop body: name -> (statement, call).
     transformed: dict[str, tuple[cst.SimpleStatementLine, cst.Call, Value]] = field(default_factory=dict)
     terminated: bool = False
+    # Names bound to a device condition (``use_cuda = not args.no_cuda and ...``) or to a device
+    # chosen by one (``device = torch.device("cuda" if use_cuda else "cpu")``):
+    # name -> (is a device, the condition under which it holds / is an accelerator).
+    conditions: dict[str, tuple[bool, str]] = field(default_factory=dict)
 
     def copy(self) -> _State:
-        return _State(dict(self.env), dict(self.pending), dict(self.transformed), self.terminated)
+        return _State(
+            dict(self.env), dict(self.pending), dict(self.transformed), self.terminated, dict(self.conditions)
+        )
 
 
 def _join_states(states: Sequence[_State]) -> _State:
@@ -328,7 +465,8 @@ def _join_states(states: Sequence[_State]) -> _State:
         for key, events in state.pending.items():
             pending[key] = tuple(dict.fromkeys(pending.get(key, ()) + events))
     transformed = {k: v for k, v in first.transformed.items() if all(s.transformed.get(k) == v for s in live)}
-    return _State(env, pending, transformed)
+    conditions = {k: v for k, v in first.conditions.items() if all(s.conditions.get(k) == v for s in live)}
+    return _State(env, pending, transformed, conditions=conditions)
 
 
 class FlowAnalysis:
@@ -346,6 +484,16 @@ class FlowAnalysis:
 
     def events_of(self, kind: type[E]) -> list[E]:
         return [e for e in self.events if isinstance(e, kind)]
+
+    @cached_property
+    def helpers(self) -> HelperClasses:
+        return HelperClasses(self.ctx.tree, self.ctx.symbols)
+
+    @cached_property
+    def default_device_is_cpu(self) -> bool:
+        """No ``torch.set_default_device`` (or ``with torch.device(...)``) that may pick an accelerator:
+        a factory without ``device=`` allocates on the CPU."""
+        return not any(s.accelerator is not False for s in self.ctx.default_devices)
 
     def add(self, event: Event, key_node: cst.CSTNode) -> None:
         key = (type(event), id(key_node))
@@ -490,6 +638,7 @@ class _Interpreter:
                     self._block(_block(statement.orelse.body))
             branches.append(self.state)
             self.state = _join_states(branches)
+            self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
             self._loop(statement)
         elif isinstance(statement, cst.With):
@@ -505,12 +654,12 @@ class _Interpreter:
 
     def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine) -> None:
         if isinstance(small, cst.Assign):
-            value = self._eval(small.value)
+            value = self._helper_instance(small.value) or self._eval(small.value)
             for target in small.targets:
                 self._assign(target.target, small.value, value, line)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
-                value = self._eval(small.value)
+                value = self._helper_instance(small.value) or self._eval(small.value)
                 self._assign(small.target, small.value, value, line)
         elif isinstance(small, cst.AugAssign):
             left = self._eval(small.target)
@@ -555,6 +704,7 @@ class _Interpreter:
                         moved, module=True if target_value.module is None else target_value.module
                     )
                     self._moved(path)
+                    self._check_optimizers(path, moved, expression)
                 return
         self._eval(expression)
 
@@ -581,17 +731,19 @@ class _Interpreter:
         self._check_transform_then_move(target, value_node, value, line)
         if path is None:
             if isinstance(target, cst.Subscript):
-                self._eval(target.value)
+                self._subscript(target)  # ``host[device_index] = value`` fails like a read
             return
         # Rebinding a name forgets what we knew of its attributes.
         prefix = path + "."
         for key in [k for k in self.state.env if k.startswith(prefix)]:
             del self.state.env[key]
         self.state.env[path] = value
+        self._bind_condition(path, value_node, value)
         if value.kind is Kind.ACCEL and isinstance(value_node, cst.Call):
             base = patterns.receiver(value_node)
             if base is not None and _path(base) == path:
                 self._moved(path)  # ``m = m.to(device)``
+                self._check_optimizers(path, value, value_node)
 
     # -- compound statements ------------------------------------------------------
     def _loop(self, statement: cst.For | cst.While) -> None:
@@ -762,7 +914,9 @@ class _Interpreter:
             return NEUTRAL
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
-            return join(self._eval(node.body), self._eval(node.orelse))
+            when_true, when_false = self._eval(node.body), self._eval(node.orelse)
+            conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
+            return conditional if conditional is not None else join(when_true, when_false)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             for element in node.elements:
                 self._eval(element.value)
@@ -835,7 +989,17 @@ class _Interpreter:
         base = self._eval(node.value)
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
-                self._eval(element.slice.value)
+                index = Operand(element.slice.value, self._eval(element.slice.value))
+                # A device tensor takes host indices; a host tensor refuses device ones (unless the
+                # index is 0-dim, which PyTorch reads with `.item()`).
+                if (
+                    base.kind is Kind.HOST
+                    and _tensorish(base)
+                    and index.value.kind is Kind.ACCEL
+                    and _tensorish(index.value)
+                    and not self._maybe_zero_dim(index.value)
+                ):
+                    self._emit(IndexMismatch(node, Operand(node.value, base), index, "indexing"), index.expr)
         return _item_of(base)
 
     def _binary(self, node: cst.CSTNode, left: Operand, right: Operand, operation: str) -> Value:
@@ -910,10 +1074,16 @@ class _Interpreter:
         """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
         if _path(node.func) is not None:
             self._use(node.func)
+        if callee.instance_of is not None:
+            self._check_helper(node, callee, "__call__", arguments)
+            return UNKNOWN
         tensors = [a for a in arguments if _tensorish(a.value)]
         if callee.compares or _LOSS_NAME.search(name) or _METRIC_NAME.search(name):
+            self._check_unmoved_state(node, callee, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return _common_device(tensors)
+        if callee.module is True:
+            self._check_device_choice(node, callee, arguments)
         if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             return UNKNOWN
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
@@ -928,6 +1098,7 @@ class _Interpreter:
                 module=False,
                 origin=callee.origin,
                 grad=self.no_grad == 0,
+                condition=callee.condition,
             )
         if callee.kind is Kind.HOST and callee.module is True and callee.stateful:
             self._meet(
@@ -972,17 +1143,37 @@ class _Interpreter:
         if method == "numpy" and receiver.kind is Kind.ACCEL and _tensorish(receiver):
             self._emit(NumpyOnAccel(node, Operand(base, receiver), node.func.attr), node)  # type: ignore[attr-defined]
             return NEUTRAL
+        if receiver.instance_of is not None:
+            self._check_helper(node, receiver, method, arguments)
+            return UNKNOWN
+        if receiver.generator:
+            # ``torch.Generator(device=d).manual_seed(0)`` is the same generator.
+            return receiver if method in ("manual_seed", "set_state") else NEUTRAL
+        if receiver.optimizer is not None:
+            if method == "load_state_dict":
+                self._optimizer_state_loaded(node, base, receiver)
+            return NEUTRAL
         if method == "update" and (receiver.compares or _METRIC_NAME.search(_last_name(base) or "")):
             tensors = [a for a in arguments if _tensorish(a.value)]
+            self._check_unmoved_state(node, receiver, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return NEUTRAL
+        if method in torch_api.RANDOM_METHODS and _tensorish(receiver):
+            self._check_generator(node, arguments, receiver, f"it fills `{self.ctx.describe(base)}`")
+        index_operand = None
+        index_spec = torch_api.INDEX_METHODS.get(method)
+        if index_spec is not None and _tensorish(receiver):
+            index_operand = _argument(node, arguments, index_spec[0], index_spec[1])
+            if index_operand is not None:
+                self._check_index_operation(node, Operand(base, receiver), index_operand, f"`.{method}()`")
         if _tensorish(receiver):
             if method in torch_api.NON_TENSOR_METHODS:
                 return NEUTRAL
             if method in torch_api.NEW_METHODS:
                 return replace(receiver, origin=node, scalar=False, grad=False, batch=False)
             if method in torch_api.DEVICE_PRESERVING_METHODS:
-                tensors = [Operand(base, receiver), *[a for a in arguments if _tensorish(a.value)]]
+                others = [a for a in arguments if _tensorish(a.value) and a is not index_operand]
+                tensors = [Operand(base, receiver), *others]
                 if method not in _CROSS_DEVICE_METHODS:
                     self._meet(node, tensors, f"`.{method}()`", arithmetic=True)
                 reduces = method in (
@@ -998,13 +1189,19 @@ class _Interpreter:
                     "any",
                     "amax",
                     "amin",
-                )
+                ) or (method in ("argmax", "argmin") and not node.args)
                 return replace(
                     receiver,
                     scalar=receiver.scalar or reduces,
                     grad=receiver.grad and method not in ("detach",),
                     batch=False,
                 )
+        if (
+            receiver.kind is Kind.CONDITIONAL
+            and receiver.module is not True
+            and method in torch_api.DEVICE_PRESERVING_METHODS
+        ):
+            return replace(receiver, origin=node)  # ``x.float()`` stays where ``x`` is
         if receiver.kind is Kind.HOST and receiver.batch:
             return UNKNOWN
         if receiver.module is True and method in (
@@ -1019,11 +1216,21 @@ class _Interpreter:
             return receiver  # modules return themselves
         # ``self.emb(pos)``, ``self.criterion(out, y)``: calling a module held in an attribute.
         callee = self._attribute(node.func) if isinstance(node.func, cst.Attribute) else UNKNOWN
-        if callee.module is True or callee.compares or _LOSS_NAME.search(method) or _METRIC_NAME.search(method):
+        if (
+            callee.module is True
+            or callee.compares
+            or callee.instance_of is not None
+            or _LOSS_NAME.search(method)
+            or _METRIC_NAME.search(method)
+        ):
             return self._call_value(node, callee, arguments, method)
         return UNKNOWN
 
     def _torch_call(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value | None:
+        if patterns.keyword(node, "generator") is not None:
+            target = self._random_target(node, qualified, arguments)
+            if target is not None:
+                self._check_generator(node, arguments, *target)
         if qualified in torch_api.TENSOR_FACTORIES:
             device = patterns.keyword(node, "device")
             if device is not None:
@@ -1038,6 +1245,16 @@ class _Interpreter:
             return UNKNOWN
         if qualified in torch_api.PARAMETER_CLASSES:
             return replace(arguments[0].value, grad=True) if arguments else UNKNOWN
+        if qualified in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
+            return arguments[0].value if arguments else UNKNOWN  # a no-op wrapper since PyTorch 0.4
+        if qualified in torch_api.GENERATOR_CLASSES:
+            device = patterns.keyword(node, "device") or patterns.positional(node, 0)
+            if device is None:
+                return Value(Kind.HOST, module=False, origin=node, generator=True)
+            placed = self._device_value(device.value, node, module=False)
+            return replace(placed, generator=True) if placed is not None else UNKNOWN
+        if torch_api.is_optimizer_class(qualified):
+            return self._new_optimizer(node, qualified, arguments)
         if qualified == "torch.utils.data.DataLoader" or qualified.endswith(".DataLoader"):
             return Value(Kind.LOADER, module=False)
         if qualified in ("torch.device",):
@@ -1051,13 +1268,19 @@ class _Interpreter:
             return replace(inner, scatters_inputs=True) if inner.module is not False else UNKNOWN
         if torch_api.is_nn_module_class(qualified):
             is_loss = qualified.endswith("Loss")
-            weighted = any(patterns.keyword(node, k) is not None for k in ("weight", "pos_weight"))
-            stateful = (qualified in torch_api.STATEFUL_NN_MODULES) or (is_loss and weighted) or not is_loss
+            weights = [w for w in (_argument(node, arguments, None, k) for k in ("weight", "pos_weight")) if w]
+            if is_loss and weights:
+                return self._weighted_loss(node, weights)
+            stateful = (qualified in torch_api.STATEFUL_NN_MODULES) or not is_loss
             return self._new_module(node, stateful=stateful, compares=is_loss)
         if _MODULE_FACTORIES.match(qualified):
             return self._new_module(node, stateful=True)
         if qualified.startswith("torchmetrics.") and qualified.rsplit(".", 1)[-1][:1].isupper():
-            return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)
+            # Metrics with tensor state (summed in place by `update`) must be moved like modules.
+            tensor_state = torch_api.is_tensor_state_metric(qualified) and not any(
+                patterns.keyword(node, k) is not None for k in torch_api.LIST_STATE_METRIC_KEYWORDS
+            )
+            return Value(Kind.HOST, module=True, stateful=tensor_state, compares=True, origin=node)
         if qualified.startswith(("torch.", "torchmetrics.functional.")) and not qualified.startswith(
             ("torch.cuda.", "torch.distributed.", "torch.backends.", "torch._")
         ):
@@ -1069,6 +1292,13 @@ class _Interpreter:
                 for e in a.value.elements
             ]
             tensors += [o for o in listed if _tensorish(o.value)]
+            index_spec = torch_api.INDEX_FUNCTIONS.get(qualified)
+            if index_spec is not None:
+                indexed = _argument(node, arguments, index_spec[0], "input")
+                index = _argument(node, arguments, index_spec[1], index_spec[2])
+                if indexed is not None and index is not None:
+                    self._check_index_operation(node, indexed, index, f"`{self.ctx.code_for(node.func)}`")
+                    tensors = [t for t in tensors if t is not index]
             strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
             if qualified in torch_api.TENSOR_TRANSFORMS:
@@ -1113,6 +1343,401 @@ class _Interpreter:
             return device if device is not None else Value(Kind.UNKNOWN, module=True)
         return Value(Kind.HOST, module=True, stateful=stateful, origin=node, compares=compares)
 
+    # -- optimizers (DEV301) ---------------------------------------------------------------
+    def _new_optimizer(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value:
+        params = _argument(node, arguments, 0, "params")
+        owner = self._parameters_owner(params.expr) if params is not None else None
+        if owner is None:
+            return UNKNOWN
+        built_by = node if qualified in torch_api.EAGER_STATE_OPTIMIZERS and self._owner_on_host(owner) else None
+        # Kind HOST with an `optimizer`: never a tensor (see `_tensorish`), never a module.
+        return Value(Kind.HOST, module=None, origin=node, optimizer=OptimizerState(owner, built_by, self.statement))
+
+    def _parameters_owner(self, node: cst.BaseExpression) -> str | None:
+        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())`` and param groups."""
+        if isinstance(node, cst.Call):
+            if patterns.method_name(node) in ("parameters", "named_parameters"):
+                base = patterns.receiver(node)
+                return _path(base) if base is not None and not node.args else None
+            if dotted_name(node.func) in ("filter", "list", "tuple") and node.args and not node.args[-1].star:
+                return self._parameters_owner(node.args[-1].value)
+            return None
+        if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
+            return None
+        owners: list[str | None] = []
+        for element in node.elements:
+            value = element.value
+            if isinstance(value, cst.Dict):
+                found = [
+                    self._parameters_owner(e.value)
+                    for e in value.elements
+                    if isinstance(e, cst.DictElement) and patterns.string_value(e.key) == "params"
+                ]
+                owners.append(found[0] if len(found) == 1 else None)
+            else:
+                owners.append(self._parameters_owner(value))
+        if any(o is None for o in owners):
+            return None
+        parts = [o.split(".") for o in owners if o is not None]
+        common: list[str] = []
+        for segments in zip(*parts):
+            if len(set(segments)) != 1:
+                break
+            common.append(segments[0])
+        return ".".join(common) or None
+
+    def _tracked_prefix(self, path: str) -> str | None:
+        """The longest prefix of ``path`` the state knows (``model`` for ``model.backbone``)."""
+        parts = path.split(".")
+        for end in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:end])
+            if prefix in self.state.env:
+                return prefix
+        return None
+
+    def _owner_on_host(self, owner: str) -> bool:
+        prefix = self._tracked_prefix(owner)
+        value = self.state.env.get(prefix) if prefix is not None else None
+        return value is not None and value.kind is Kind.HOST and value.module is True
+
+    def _optimizer_state_loaded(self, node: cst.Call, base: cst.BaseExpression, receiver: Value) -> None:
+        """``load_state_dict`` puts the state on the device the parameters are on right now."""
+        path = _path(base)
+        optimizer = receiver.optimizer
+        if path is None or optimizer is None:
+            return
+        if self._owner_on_host(optimizer.owner):
+            loaded = replace(optimizer, built_by=node, line=self.statement)
+        else:
+            loaded = replace(optimizer, built_by=None, line=None)
+        self.state.env[path] = replace(receiver, optimizer=loaded)
+
+    def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None:
+        """A module moved to the accelerator leaves behind the host state its optimizers already built."""
+        if moved.kind is not Kind.ACCEL:
+            return
+        for value in list(self.state.env.values()):
+            optimizer = value.optimizer
+            if optimizer is None or optimizer.built_by is None or not _related_paths(optimizer.owner, path):
+                continue
+            adjacent = (
+                optimizer.line is not None
+                and self.statement is not None
+                and self._adjacent(optimizer.line, self.statement)
+            )
+            self._emit(OptimizerStateBeforeMove(optimizer, move_call, self.statement, adjacent), optimizer.built_by)
+
+    # -- losses and metrics holding host state (DEV302) -------------------------------------
+    def _weighted_loss(self, node: cst.Call, weights: list[Operand]) -> Value:
+        """A loss with class weights keeps them (as a buffer) wherever the weights are."""
+        values = [
+            # A class-weight vector is never 0-dim (only `pos_weight` may be a single number).
+            replace(w.value, scalar=False) if _keyword_of(node, w) == "weight" else w.value
+            for w in weights
+            if w.value.kind is not Kind.NEUTRAL
+        ]
+        if not values:
+            return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)
+        accel = next((v for v in values if v.kind is Kind.ACCEL and _tensorish(v)), None)
+        if accel is not None:
+            return Value(
+                Kind.ACCEL,
+                device=accel.device,
+                move=accel.move,
+                origin=node,
+                module=True,
+                compares=True,
+                condition=accel.condition,
+            )
+        if all(v.kind is Kind.HOST and _tensorish(v) for v in values):
+            holds_tensors = any(not v.scalar for v in values)
+            return Value(Kind.HOST, module=True, stateful=holds_tensors, compares=True, origin=node)
+        return Value(Kind.UNKNOWN, module=True, compares=True)
+
+    def _check_unmoved_state(self, node: cst.Call, holder: Value, tensors: list[Operand]) -> None:
+        if not (
+            holder.kind is Kind.HOST
+            and holder.module is True
+            and holder.stateful
+            and holder.compares
+            and isinstance(holder.origin, cst.Call)
+        ):
+            return
+        argument = next((t for t in tensors if t.value.kind is Kind.ACCEL and not t.value.scalar), None)
+        if argument is not None:
+            holder_expr = patterns.receiver(node) if patterns.method_name(node) == "update" else node.func
+            assert holder_expr is not None
+            self._emit(UnmovedLossOrMetric(holder.origin, Operand(holder_expr, holder), argument, node), holder.origin)
+
+    # -- random generators (DEV303) -----------------------------------------------------------
+    def _random_target(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> tuple[Value, str] | None:
+        """Where a random call given ``generator=`` draws, and what decided it; None when unknown."""
+        if qualified in torch_api.HOST_GENERATOR_CONSUMERS:
+            if not self.analysis.default_device_is_cpu:
+                return None
+            return Value(Kind.HOST, module=False), "its indices are drawn there"
+        factory = qualified in torch_api.TENSOR_FACTORIES
+        following = qualified in torch_api.RANDOM_FOLLOWING_INPUT or qualified in torch_api.LIKE_FACTORIES
+        if not (factory or following):
+            return None
+        device = patterns.keyword(node, "device")
+        if device is not None:
+            placed = self._device_value(device.value, node, module=False)
+            return (placed, f"`device={self.ctx.describe(device.value)}`") if placed is not None else None
+        if following:
+            first = _argument(node, arguments, 0, "input", "tensor", "mean")
+            if first is not None and _tensorish(first.value):
+                return first.value, f"it follows `{self.ctx.describe(first.expr)}`"
+        if factory and self.analysis.default_device_is_cpu:
+            return Value(Kind.HOST, module=False), "no `device=`"
+        return None
+
+    def _check_generator(self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str) -> None:
+        generator = _argument(node, arguments, None, "generator")
+        if generator is None or not generator.value.generator:
+            return
+        if {generator.value.kind, target.kind} == {Kind.HOST, Kind.ACCEL}:
+            self._emit(GeneratorMismatch(node, generator, target, target_text), generator.expr)
+
+    # -- indices and masks (DEV305) ------------------------------------------------------------
+    def _check_index_operation(self, node: cst.Call, indexed: Operand, index: Operand, operation: str) -> None:
+        """``gather``/``index_select``-style index arguments must be on the indexed tensor's device."""
+        a, b = indexed.value, index.value
+        if not (_tensorish(a) and _tensorish(b)) or {a.kind, b.kind} != {Kind.HOST, Kind.ACCEL}:
+            return
+        if b.kind is Kind.HOST and self._maybe_zero_dim(b):
+            return
+        self._emit(IndexMismatch(node, indexed, index, operation), index.expr)
+
+    def _maybe_zero_dim(self, value: Value) -> bool:
+        if value.scalar:
+            return True
+        origin = value.origin
+        if isinstance(origin, cst.Call) and patterns.method_name(origin) in ("to", "cuda", "cpu"):
+            origin = patterns.receiver(origin)
+        if isinstance(origin, cst.Call):
+            qualified = self.symbols.qualify(origin.func)
+            return qualified in torch_api.TENSOR_FACTORIES and patterns.maybe_zero_dim_factory(origin, qualified)
+        return False
+
+    # -- device choices (DEV306) -----------------------------------------------------------------
+    def _check_device_choice(self, node: cst.Call, callee: Value, arguments: list[Operand]) -> None:
+        model_condition = _placement_condition(callee, module=True)
+        if model_condition is None:
+            return
+        for argument in arguments:
+            condition = _placement_condition(argument.value, module=False)
+            if condition is None or condition == model_condition:
+                continue
+            if {condition, model_condition} <= {ALWAYS, NEVER}:
+                continue  # no device choice involved: the other DEV2xx rules cover these
+            if model_condition == NEVER and argument.value.kind is Kind.ACCEL:
+                continue  # a model never moved meets a moved input: DEV201 reports it
+            self._emit(DeviceChoiceMismatch(node, Operand(node.func, callee), argument), argument.expr)
+            return
+
+    def _bind_condition(self, path: str, value_node: cst.BaseExpression, value: Value) -> None:
+        """Remember names bound to device conditions (``use_cuda = ...``) and device choices."""
+        conditions = self.state.conditions
+        # Cheap shape checks first: this runs for every assignment.
+        if isinstance(value_node, (cst.Integer, cst.Float)) or (
+            isinstance(value_node, cst.Call) and _last_name(value_node.func) not in ("device", "is_available")
+        ):
+            conditions.pop(path, None)
+            return
+        choice = self._device_choice(value_node)
+        if choice is not None:
+            conditions[path] = (True, choice)
+            return
+        if value.kind in (Kind.UNKNOWN, Kind.NEUTRAL) and value.module is not True and _condition_shaped(value_node):
+            text = self._canonical(value_node, conditions)
+            if _DEVICE_CONDITION.search(text):
+                conditions[path] = (False, text)
+                return
+        conditions.pop(path, None)
+
+    def _canonical(self, node: cst.BaseExpression, conditions: dict[str, tuple[bool, str]]) -> str:
+        """A condition as comparable text, with names bound to conditions replaced by them."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return _negate(self._canonical(node.expression, conditions))
+        if isinstance(node, cst.BooleanOperation):
+            operator = "and" if isinstance(node.operator, cst.And) else "or"
+            left = self._canonical(node.left, conditions)
+            right = self._canonical(node.right, conditions)
+            return f"({left}) {operator} ({right})"
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            compared = self._device_comparison(node, conditions)
+            if compared is not None:
+                return compared
+        path = _path(node)
+        if path is not None:
+            entry = conditions.get(path)
+            return entry[1] if entry is not None and not entry[0] else path
+        return " ".join(self.ctx.code_for(node).split())
+
+    def _device_comparison(self, node: cst.Comparison, conditions: dict[str, tuple[bool, str]]) -> str | None:
+        """``device.type == "cuda"``, ``str(device) != "cpu"``: the condition of ``device``'s choice."""
+        target = node.comparisons[0]
+        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            return None
+        sides = (node.left, target.comparator)
+        literal = next((patterns.string_value(s) for s in sides if patterns.string_value(s) is not None), None)
+        other = next((s for s in sides if patterns.string_value(s) is None), None)
+        if literal is None or other is None:
+            return None
+        if isinstance(other, cst.Attribute) and other.attr.value == "type":
+            other = other.value
+        elif isinstance(other, cst.Call) and dotted_name(other.func) == "str" and len(other.args) == 1:
+            other = other.args[0].value
+        path = _path(other)
+        entry = conditions.get(path or "")
+        if entry is None or not entry[0]:
+            return None
+        kind = literal.split(":")[0]
+        if kind not in ("cpu", *_ACCELERATOR_WORDS):
+            return None
+        accelerator_when_equal = kind != "cpu"
+        equal = isinstance(target.operator, cst.Equal)
+        return entry[1] if accelerator_when_equal == equal else _negate(entry[1])
+
+    def _condition_text(
+        self,
+        test: cst.BaseExpression,
+        after_if: cst.BaseParenthesizableWhitespace,
+        conditions: dict[str, tuple[bool, str]],
+    ) -> str | None:
+        """The canonical text of a test that chooses a device, or None.
+
+        The test must name a device on the line of its ``if`` (``if args.cuda:``, ``"cuda" if
+        use_gpu else "cpu"``): that is what the DEV306 marker looks for, so the marker stays a
+        necessary condition.  Names are then resolved (``use_cuda`` -> ``not args.no_cuda and ...``).
+        """
+        if isinstance(after_if, cst.ParenthesizedWhitespace):
+            return None  # `if` and its test on different lines
+        first_line = self.ctx.module.code_for_node(test).split("\n", 1)[0]
+        if not _DEVICE_CONDITION.search(first_line):
+            return None
+        return self._canonical(test, conditions)
+
+    def _device_choice(self, node: cst.BaseExpression) -> str | None:
+        """The condition under which a device expression is an accelerator (ALWAYS for a literal one)."""
+        literal = patterns.string_value(node)
+        if literal is not None:
+            return ALWAYS if literal.split(":")[0] in _ACCELERATOR_WORDS else None
+        if isinstance(node, cst.Integer):
+            return ALWAYS
+        if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
+            first = patterns.positional(node, 0)
+            return self._device_choice(first.value) if first is not None else None
+        if isinstance(node, cst.IfExp):
+            test = self._condition_text(node.test, node.whitespace_after_if, self.state.conditions)
+            if test is None:
+                return None
+            if self._is_accelerator_expression(node.body) and self._is_cpu_expression(node.orelse):
+                return test
+            if self._is_cpu_expression(node.body) and self._is_accelerator_expression(node.orelse):
+                return _negate(test)
+            return None
+        entry = self.state.conditions.get(_path(node) or "")
+        return entry[1] if entry is not None and entry[0] else None
+
+    def _is_accelerator_expression(self, node: cst.BaseExpression) -> bool:
+        if self._device_choice(node) == ALWAYS:
+            return True
+        # `device if args.cuda else "cpu"`: a device variable from elsewhere is the accelerator.
+        name = dotted_name(node)
+        bound = self.state.env.get(name or "")
+        return (
+            name is not None
+            and bool(_DEVICE_NAME.search(name))
+            and (name not in self.state.conditions)
+            and (bound is None or bound.constant is None)
+        )
+
+    def _is_cpu_expression(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
+            first = patterns.positional(node, 0)
+            node = first.value if first is not None else node
+        literal = patterns.string_value(node)
+        return literal is not None and literal.split(":")[0] == "cpu"
+
+    def _conditional_placement(
+        self,
+        node: cst.If | cst.IfExp,
+        when_true: Value,
+        when_false: Value,
+        conditions: dict[str, tuple[bool, str]],
+    ) -> Value | None:
+        """``x.cuda() if use_cuda else x``: on the accelerator exactly when the test holds."""
+        candidates = ((when_true, when_false, False), (when_false, when_true, True))
+        for accel, host, negated in candidates:
+            if not _movable_pair(accel, host):
+                continue
+            after_if = node.whitespace_before_test if isinstance(node, cst.If) else node.whitespace_after_if
+            condition = self._condition_text(node.test, after_if, conditions)
+            if condition is None:
+                return None
+            return Value(
+                Kind.CONDITIONAL,
+                condition=_negate(condition) if negated else condition,
+                module=accel.module,
+                device=accel.device,
+                move=accel.move,
+                origin=accel.origin,
+                stateful=accel.stateful,
+            )
+        return None
+
+    def _join_placements_under(self, statement: cst.If, body: _State, orelse: _State, before: _State) -> None:
+        """After ``if use_cuda: x = x.cuda()``, ``x`` is on the accelerator exactly when ``use_cuda``."""
+        if body.terminated or orelse.terminated:
+            return
+        for key, joined in list(self.state.env.items()):
+            if joined.kind is not Kind.UNKNOWN:
+                continue
+            when_true, when_false = body.env.get(key), orelse.env.get(key)
+            if when_true is None or when_false is None:
+                continue
+            placed = self._conditional_placement(statement, when_true, when_false, before.conditions)
+            if placed is not None:
+                self.state.env[key] = placed
+
+    # -- helper objects with host constants (DEV307) ----------------------------------------------
+    def _helper_instance(self, node: cst.BaseExpression) -> Value | None:
+        """``norm = Normalize(...)``: an instance of a helper class keeping host constants.
+
+        Only a constructor assigned as it is (the DEV307 marker, ``= Normalize(``, must hold)."""
+        if not isinstance(node, cst.Call) or node.lpar or not isinstance(node.func, cst.Name):
+            return None
+        name = node.func.value
+        if not name[:1].isupper() or self.analysis.helpers.get(name) is None:
+            return None
+        for argument in node.args:
+            self._eval(argument.value)
+        return Value(Kind.UNKNOWN, instance_of=name, origin=node)
+
+    def _check_helper(self, node: cst.Call, holder: Value, method: str, arguments: list[Operand]) -> None:
+        helper = self.analysis.helpers.get(holder.instance_of or "")
+        info = helper.methods.get(method) if helper is not None else None
+        if helper is None or info is None or any(a.star for a in node.args):
+            return
+        positional = [o for o, a in zip(arguments, node.args) if a.keyword is None]
+        keywords = {a.keyword.value: o for o, a in zip(arguments, node.args) if a.keyword is not None}
+        for index, parameter in enumerate(info.parameters):
+            operand = positional[index] if index < len(positional) else keywords.get(parameter)
+            if operand is None or parameter not in info.meetings:
+                continue
+            value = operand.value
+            if value.kind is Kind.ACCEL and _tensorish(value) and not self._maybe_zero_dim(value):
+                constants = info.meetings[parameter]
+                holder_expr = patterns.receiver(node) if method != "__call__" else node.func
+                assert holder_expr is not None
+                event = HelperConstantsMeetAccel(
+                    node, Operand(holder_expr, holder), operand, helper.name, method, constants
+                )
+                self._emit(event, operand.expr)
+                return
+
     # -- moves ----------------------------------------------------------------------------
     def _move(self, node: cst.Call, receiver: Value) -> Value | None:
         """The value of ``x.to(...)`` / ``x.cuda()`` / ``x.cpu()``; None when the target is unknown."""
@@ -1125,12 +1750,15 @@ class _Interpreter:
             scatters_inputs=receiver.scatters_inputs,
             compares=receiver.compares,
             transform=receiver.transform,
+            # Moving keeps the shape: a 0-dim tensor stays one.
+            scalar=receiver.scalar and module is not True,
         )
         if method == "cpu":
             return Value(Kind.HOST, origin=node, **base)  # type: ignore[arg-type]
         if method == "cuda":
             move = self._move_suffix(node)
-            return Value(Kind.ACCEL, device="cuda", move=move, origin=node, **base)  # type: ignore[arg-type]
+            accel = Value(Kind.ACCEL, device="cuda", move=move, origin=node, **base)  # type: ignore[arg-type]
+            return replace(accel, condition=ALWAYS)
         device = patterns.keyword(node, "device")
         target = device.value if device is not None else None
         if target is None:
@@ -1150,6 +1778,7 @@ class _Interpreter:
             scatters_inputs=receiver.scatters_inputs,
             compares=receiver.compares,
             transform=receiver.transform,
+            scalar=receiver.scalar and module is not True,
         )
 
     def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value:
@@ -1180,7 +1809,29 @@ class _Interpreter:
         return bool(name and _DTYPE_NAME.search(name))
 
     def _device_value(self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None) -> Value | None:
-        """Where ``device=<node>`` puts a value; None when it cannot be told."""
+        """Where ``device=<node>`` puts a value; None when it cannot be told.
+
+        On the accelerator, the value also records the condition the device was chosen by
+        (``torch.device("cuda" if use_cuda else "cpu")``), when it is known.
+        """
+        placed = self._device_value_as_written(node, origin, module=module)
+        choice = self._device_choice(node)
+        if choice is None:
+            return placed
+        if placed is None:
+            suffix = (
+                self._move_suffix(origin)
+                if patterns.method_name(origin) in ("to", "cuda")
+                else f".to({self.ctx.code_for(node)})"
+            )
+            return Value(
+                Kind.ACCEL, device=self.ctx.code_for(node), move=suffix, origin=origin, module=module, condition=choice
+            )
+        return replace(placed, condition=choice) if placed.kind is Kind.ACCEL else placed
+
+    def _device_value_as_written(
+        self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None
+    ) -> Value | None:
         suffix = (
             self._move_suffix(origin)
             if patterns.method_name(origin) in ("to", "cuda")
@@ -1372,7 +2023,110 @@ def _targets(node: cst.BaseExpression) -> Iterator[str]:
 
 def _tensorish(value: Value) -> bool:
     """Could be a tensor: not a module, not a whole batch, and placed somewhere we know."""
-    return value.module is not True and not value.batch and value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+    return (
+        value.module is not True
+        and not value.batch
+        and value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+        and not value.generator
+        and value.optimizer is None
+    )
+
+
+def _argument(node: cst.Call, arguments: Sequence[Operand], position: int | None, *keywords: str) -> Operand | None:
+    """The operand passed at ``position`` (before any ``*args``) or as one of ``keywords``."""
+    if position is not None:
+        index = 0
+        for operand, arg in zip(arguments, node.args):
+            if arg.star:
+                break
+            if arg.keyword is None:
+                if index == position:
+                    return operand
+                index += 1
+    for operand, arg in zip(arguments, node.args):
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return operand
+    return None
+
+
+def _keyword_of(node: cst.Call, operand: Operand) -> str | None:
+    return next((a.keyword.value for a in node.args if a.value is operand.expr and a.keyword is not None), None)
+
+
+def _related_paths(a: str, b: str) -> bool:
+    """One path is the other or inside it (``model`` and ``model.backbone``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+# A condition that chooses a device names one (``args.cuda``, ``use_gpu``, ``device.type == "cpu"``);
+# other conditions are not device choices.  ("device" alone is not enough: it is in every `.to(device)`,
+# and the DEV306 marker built from these words would select nearly every unit.)
+# Spelled out in three cases rather than with `re.I`, which makes `re` several times slower.
+DEVICE_CONDITION_WORDS = "|".join(
+    spelling
+    for word in ("cuda", "gpu", "cpu", "mps", "xpu", "npu", "accel")
+    for spelling in (word, word.upper(), word.capitalize())
+)
+_DEVICE_CONDITION = re.compile(DEVICE_CONDITION_WORDS)
+
+
+def _condition_shaped(node: cst.BaseExpression) -> bool:
+    """A flag: ``a and b``, ``not a``, ``args.cuda``, ``torch.cuda.is_available()``, ``x == "cuda"``."""
+    if isinstance(node, (cst.BooleanOperation, cst.Name, cst.Attribute)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.Comparison):
+        # Comparing with a string (`args.device == "cuda"`); tensor comparisons are not flags.
+        return any(patterns.is_string(c.comparator) for c in node.comparisons) or patterns.is_string(node.left)
+    return isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("is_available")
+
+
+def _negate(condition: str) -> str:
+    match = re.fullmatch(r"not \((.*)\)", condition)
+    if match is not None and _balanced(match.group(1)):
+        return match.group(1)
+    return f"not ({condition})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _movable_pair(accel: Value, host: Value) -> bool:
+    """The same thing moved in one arm and left on the host in the other."""
+    return (
+        accel.kind is Kind.ACCEL
+        and accel.condition in (ALWAYS, None)
+        and host.kind is Kind.HOST
+        and not host.batch
+        and accel.module == host.module
+        and not (accel.generator or host.generator)
+        and accel.optimizer is None
+        and host.optimizer is None
+    )
+
+
+def _placement_condition(value: Value, *, module: bool) -> str | None:
+    """When a model (or an input) is on the accelerator: a condition, ALWAYS, NEVER, or None if unknown."""
+    if module:
+        if value.module is not True:
+            return None
+        if value.kind in (Kind.ACCEL, Kind.CONDITIONAL):
+            return value.condition
+        if value.kind is Kind.HOST and value.stateful and isinstance(value.origin, cst.Call):
+            return NEVER
+        return None
+    if value.module is True or value.batch or value.generator or value.optimizer is not None:
+        return None
+    if value.kind in (Kind.ACCEL, Kind.CONDITIONAL):
+        return value.condition
+    return None
 
 
 def _item_of(value: Value) -> Value:

@@ -537,3 +537,186 @@ DIST_COLLECTIVES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     for module in ("torch.distributed", "torch.distributed.distributed_c10d")
     for name, tensors in _COLLECTIVE_TENSORS.items()
 }
+
+
+# -- optimizers, generators, metrics and indices (DEV3xx) ------------------------------------------
+
+# Optimizers that build their state in ``__init__`` (on the parameters' device at that moment);
+# the others build it lazily at the first ``step()``, wherever the parameters are then.
+EAGER_STATE_OPTIMIZERS: frozenset[str] = frozenset({"torch.optim.Adagrad", "torch.optim.adagrad.Adagrad"})
+
+_OPTIMIZER_CLASS = re.compile(r"torch\.optim\.(?:[a-z_]+\.)?[A-Z]\w*$")
+_NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.", "torch.optim.Optimizer")
+
+
+def is_optimizer_class(qualified: str) -> bool:
+    """``torch.optim.Adam`` and friends (not schedulers, not SWA helpers, not the base class)."""
+    return bool(_OPTIMIZER_CLASS.match(qualified)) and not qualified.startswith(_NOT_OPTIMIZERS)
+
+
+GENERATOR_CLASSES: frozenset[str] = frozenset({"torch.Generator", "torch._C.Generator"})
+
+# Random functions whose result follows their first tensor argument (``torch.bernoulli(p)``) and
+# in-place initialisers of their first argument (``nn.init.normal_(w)``): a ``generator=`` must be
+# on that tensor's device.
+RANDOM_FOLLOWING_INPUT: frozenset[str] = frozenset(
+    {"torch.bernoulli", "torch.multinomial", "torch.poisson", "torch.normal", "torch.rand_like", "torch.randn_like"}
+    | {
+        f"torch.nn.init.{name}"
+        for name in (
+            "uniform_",
+            "normal_",
+            "trunc_normal_",
+            "xavier_uniform_",
+            "xavier_normal_",
+            "kaiming_uniform_",
+            "kaiming_normal_",
+            "orthogonal_",
+            "sparse_",
+        )
+    }
+)
+
+# Tensor methods drawing random numbers in place (or from the receiver): the generator must be on
+# the receiver's device.
+RANDOM_METHODS: frozenset[str] = frozenset(
+    {
+        "normal_",
+        "uniform_",
+        "random_",
+        "bernoulli",
+        "bernoulli_",
+        "exponential_",
+        "geometric_",
+        "log_normal_",
+        "cauchy_",
+        "multinomial",
+    }
+)
+
+# Data utilities that draw with their generator on the CPU (``torch.randperm(n, generator=g)``
+# without ``device=``): a generator on an accelerator fails there.
+HOST_GENERATOR_CONSUMERS: frozenset[str] = frozenset(
+    {
+        "torch.utils.data.DataLoader",
+        "torch.utils.data.dataloader.DataLoader",
+        "torch.utils.data.random_split",
+        "torch.utils.data.dataset.random_split",
+        "torch.utils.data.RandomSampler",
+        "torch.utils.data.sampler.RandomSampler",
+        "torch.utils.data.SubsetRandomSampler",
+        "torch.utils.data.sampler.SubsetRandomSampler",
+        "torch.utils.data.WeightedRandomSampler",
+        "torch.utils.data.sampler.WeightedRandomSampler",
+    }
+)
+
+DEFAULT_DEVICE_SETTERS: frozenset[str] = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
+
+# Index arguments: function -> (position of the indexed tensor, position and keyword of the index).
+# Unlike subscripts (where a device tensor may take host indices), these need both on one device.
+INDEX_FUNCTIONS: dict[str, tuple[int, int, str]] = {
+    "torch.gather": (0, 2, "index"),
+    "torch.index_select": (0, 2, "index"),
+    "torch.take_along_dim": (0, 1, "indices"),
+    "torch.take": (0, 1, "index"),
+    "torch.index_add": (0, 2, "index"),
+    "torch.index_copy": (0, 2, "index"),
+    "torch.index_fill": (0, 2, "index"),
+    "torch.scatter": (0, 2, "index"),
+    "torch.scatter_add": (0, 2, "index"),
+    "torch.scatter_reduce": (0, 2, "index"),
+}
+
+# Index arguments of tensor methods: method -> (position, keyword) of the index.
+INDEX_METHODS: dict[str, tuple[int, str]] = {
+    "gather": (1, "index"),
+    "index_select": (1, "index"),
+    "take_along_dim": (0, "indices"),
+    "take": (0, "index"),
+    **{
+        name: (1, "index")
+        for name in (
+            "index_add",
+            "index_add_",
+            "index_copy",
+            "index_copy_",
+            "index_fill",
+            "index_fill_",
+            "scatter",
+            "scatter_",
+            "scatter_add",
+            "scatter_add_",
+            "scatter_reduce",
+            "scatter_reduce_",
+        )
+    },
+}
+
+# torchmetrics metrics whose default state is tensors (created on the CPU, summed in place by
+# ``update``), named without their ``Binary``/``Multiclass``/``Multilabel`` prefix.  Metrics that
+# keep Python lists (``AUROC``, ``AveragePrecision``, curves, retrieval, detection, clustering) take
+# device tensors without complaint, so they are deliberately absent.
+TENSOR_STATE_METRICS: frozenset[str] = frozenset(
+    {
+        "Accuracy",
+        "Precision",
+        "Recall",
+        "F1Score",
+        "FBetaScore",
+        "ConfusionMatrix",
+        "StatScores",
+        "JaccardIndex",
+        "Specificity",
+        "HammingDistance",
+        "ExactMatch",
+        "CohenKappa",
+        "MatthewsCorrCoef",
+        "NegativePredictiveValue",
+        "MeanSquaredError",
+        "MeanAbsoluteError",
+        "MeanAbsolutePercentageError",
+        "SymmetricMeanAbsolutePercentageError",
+        "WeightedMeanAbsolutePercentageError",
+        "MeanSquaredLogError",
+        "NormalizedRootMeanSquaredError",
+        "R2Score",
+        "ExplainedVariance",
+        "PearsonCorrCoef",
+        "ConcordanceCorrCoef",
+        "LogCoshError",
+        "TweedieDevianceScore",
+        "MeanMetric",
+        "SumMetric",
+        "MaxMetric",
+        "MinMetric",
+        "PeakSignalNoiseRatio",
+        "StructuralSimilarityIndexMeasure",
+        "CharErrorRate",
+        "WordErrorRate",
+        "MatchErrorRate",
+        "WordInfoLost",
+        "WordInfoPreserved",
+        "Perplexity",
+        "KLDivergence",
+        "HingeLoss",
+    }
+)
+
+# Keywords that switch a metric to list states (``multidim_average="samplewise"``, ``dim=...``).
+LIST_STATE_METRIC_KEYWORDS: tuple[str, ...] = (
+    "multidim_average",
+    "dim",
+    "reduction",
+    "return_full_image",
+    "compute_on_cpu",
+)
+
+_METRIC_TASK_PREFIX = re.compile(r"^(?:Binary|Multiclass|Multilabel)(?=[A-Z])")
+
+
+def is_tensor_state_metric(qualified: str) -> bool:
+    if not qualified.startswith("torchmetrics."):
+        return False
+    name = qualified.rsplit(".", 1)[-1]
+    return _METRIC_TASK_PREFIX.sub("", name) in TENSOR_STATE_METRICS

@@ -1,0 +1,642 @@
+"""DEV3xx: optimizers, generators, metrics and indices — state that lives apart from the model.
+
+Every rule here but DEV304 reads the events of :mod:`flake8_device.analysis.flow`;
+DEV304 reads where the file sets its default device (:mod:`flake8_device.analysis.defaults`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from flake8_device.analysis import flow as events
+from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value
+from flake8_device.analysis.symbols import dotted_name
+from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.rule import Rule
+from flake8_device import markers as marker
+from flake8_device.rules.flow import device_text
+
+_METRIC_NAMES = "|".join(sorted(torch_api.TENSOR_STATE_METRICS))
+_METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("  # no `\b`: a literal start keeps `re` fast
+# A device condition names a device on the line of its `if` (or `elif`): `if args.cuda:`, `if use_gpu:`,
+# `"cuda" if torch.cuda.is_available() else "cpu"` (the flow analysis accepts no other).
+_DEVICE_CONDITION_MARKER = rf"if\b[^\n]*(?:{DEVICE_CONDITION_WORDS})"
+
+
+def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
+    return ReplaceNode(first.body[0], second.body[0]), ReplaceNode(second.body[0], first.body[0])
+
+
+class OptimizerStateBeforeMove(Rule):
+    """Optimizer state built on the CPU before the model is moved.
+
+    ## What it does
+    Finds an optimizer whose state already exists while its model is still on
+    the CPU, followed by a move of that model to the accelerator: an optimizer
+    that builds its state when it is constructed (`torch.optim.Adagrad`), or
+    any optimizer whose state was loaded with `optimizer.load_state_dict(...)`
+    before `model.to(device)`.
+
+    ## Why is this bad?
+    `model.to(device)` moves the parameters but not the optimizer's state,
+    which was created (or loaded) on the device the parameters were on at that
+    moment. The first `optimizer.step()` fails with `Expected all tensors to be
+    on the same device`. Optimizers that build their state lazily at the first
+    `step()` (Adam, SGD, ...) are fine to construct before the move, until a
+    checkpoint is loaded into them.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.Adagrad(model.parameters(), lr=0.01)
+    model.to(device)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Linear(8, 2)
+    model.to(device)
+    optimizer = torch.optim.Adagrad(model.parameters(), lr=0.01)
+    ```
+
+    ## Fix safety
+    Safe when the two statements are next to each other: the fix swaps them, so
+    the state is built (or loaded) on the device. The parameters are the same
+    objects before and after an in-place move, so the optimizer holds the same
+    parameters either way. When other statements lie between them, moving the
+    model earlier could change what they see; there the fix is shown but not
+    applied.
+    """
+
+    code = "DEV301"
+    name = "optimizer-state-before-move"
+    message = "`{call}` {what} on the CPU, and then `{owner}` is moved by `{move}`: the state stays behind"
+    fix_title = "Build or load the optimizer state after `{move}`"
+    fix_safety = FixSafety.SAFE
+    uses_flow = True
+    markers = (r"Adagrad|\.load_state_dict\s*\(", marker.MOVE_CALL)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.OptimizerStateBeforeMove):
+            built_by = event.optimizer.built_by
+            assert built_by is not None
+            loaded = patterns.method_name(built_by) == "load_state_dict"
+            move = self.ctx.describe(event.move_call)
+            first, second = event.optimizer.line, event.move_line
+            if event.adjacent and first is not None and second is not None:
+                fix = self.make_fix(*_swap(first, second), move=move)
+            else:
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=move)
+            self.report(
+                built_by.func,
+                fix=fix,
+                call=self.ctx.describe(built_by.func) + "(...)",
+                what="loads the optimizer state" if loaded else "builds its state",
+                owner=event.optimizer.owner,
+                move=move,
+            )
+
+
+class LossOrMetricNotMoved(Rule):
+    """Loss or metric with tensor state that is never moved.
+
+    ## What it does
+    Finds a loss with class weights (`nn.CrossEntropyLoss(weight=...)`,
+    `nn.BCEWithLogitsLoss(pos_weight=...)`) built from tensors on the CPU, or a
+    `torchmetrics` metric with tensor state (`Accuracy`, `F1Score`,
+    `MeanSquaredError`, `MeanMetric`, ...), that is never moved but is given
+    predictions on the accelerator.
+
+    ## Why is this bad?
+    The weights and the metric state are tensors inside the object, created on
+    the CPU; only `.to(device)` moves them. The first call fails with
+    `Expected all tensors to be on the same device` (torchmetrics says
+    `Encountered different devices in metric calculation`). Metrics that keep
+    lists (`AUROC`, curves, retrieval metrics) accept device tensors and are
+    not reported.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Linear(8, 3).to(device)
+    loss_fn = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 4.0]))
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        loss = loss_fn(model(inputs), targets)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda")
+    model = nn.Linear(8, 3).to(device)
+    loss_fn = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 4.0])).to(device)
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        loss = loss_fn(model(inputs), targets)
+    ```
+
+    ## Fix safety
+    Unsafe: the fix appends the move the predictions were given (`.to(device)`)
+    to the construction. The device expression must already exist where the
+    loss or metric is built, which the fix does not check; and a moved metric
+    returns its results on the device.
+    """
+
+    code = "DEV302"
+    name = "loss-or-metric-not-moved"
+    message = "`{holder}` keeps {what} on the CPU but is given `{argument}`, which is on `{device}`"
+    fix_title = "Move it where its inputs are: `{move}`"
+    fix_safety = FixSafety.UNSAFE
+    uses_flow = True
+    markers = (marker.ACCELERATOR_SOURCE, (r"weight\s*=", _METRIC_CALL_MARKER))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
+            construction = event.construction
+            qualified = self.ctx.symbols.qualify(construction.func) or ""
+            what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
+            accel = event.argument.value
+            move = accel.move or (f".to({accel.device})" if accel.device else None)
+            if move is not None and (move.startswith(".to(") or move == ".cuda()"):
+                fix = self.make_fix(ReplaceNode(construction, *patterns.appended(construction, move)), move=move)
+            else:
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=".to(device)")
+            self.report(
+                construction.func,
+                fix=fix,
+                holder=self.ctx.describe(event.holder.expr),
+                what=what,
+                argument=self.ctx.describe(event.argument.expr),
+                device=device_text(accel),
+            )
+
+
+class GeneratorOnWrongDevice(Rule):
+    """Random generator on a different device than the numbers it draws.
+
+    ## What it does
+    Follows `torch.Generator()` objects and reports one passed as `generator=`
+    to an operation that draws on another device: a CPU generator given to a
+    factory with `device=` on the accelerator (`torch.randn(..., device=device,
+    generator=g)`), to an in-place initialiser of a device tensor
+    (`w.normal_(generator=g)`, `nn.init.trunc_normal_(w, generator=g)`) or to
+    `torch.multinomial`/`torch.bernoulli` of one; and a generator made with
+    `device=` on the accelerator given to something that draws on the CPU (a
+    factory without `device=`, a `DataLoader`, `random_split`, a sampler).
+
+    ## Why is this bad?
+    A generator only produces numbers on its own device: the call fails with
+    `Expected a 'cuda' device type for generator but found 'cpu'` (or the
+    reverse).
+
+    ## Example
+    ```python
+    import torch
+
+    device = torch.device("cuda")
+    generator = torch.Generator().manual_seed(0)
+    noise = torch.randn(4, 16, generator=generator, device=device)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    device = torch.device("cuda")
+    generator = torch.Generator(device=device).manual_seed(0)
+    noise = torch.randn(4, 16, generator=generator, device=device)
+    ```
+
+    ## Fix safety
+    Display-only. Either the generator moves (built with `device=`), which
+    changes the random stream and every other use of that generator, or the
+    numbers are drawn on the generator's device and moved
+    (`torch.randn(..., generator=g).to(device)`), which keeps the stream but
+    costs a copy; the choice is the author's.
+    """
+
+    code = "DEV303"
+    name = "generator-on-wrong-device"
+    message = "`{generator}` is a generator on {generator_device}, but `{call}` draws on {target} ({why})"
+    fix_title = (
+        "Use a generator on the device the numbers are drawn on, or draw on the generator's device and move them"
+    )
+    fix_safety = FixSafety.DISPLAY_ONLY
+    uses_flow = True
+    # A generator, and something on the accelerator: the generator itself (`Generator(device=...)`)
+    # or what it draws.
+    markers = (
+        r"generator\s*=",
+        r"Generator\s*\(",
+        (marker.ACCELERATOR_SOURCE, r"Generator\s*\(\s*[^)\s]"),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.GeneratorMismatch):
+            generator_device = _where(event.generator.value)
+            target = _where(event.target)
+            fix = self.make_fix()
+            self.report(
+                event.generator.expr,
+                fix=fix,
+                generator=self.ctx.describe(event.generator.expr),
+                generator_device=generator_device,
+                call=self.ctx.describe(event.call.func) + "(...)",
+                target=target,
+                why=event.target_text,
+            )
+
+
+def _where(value: Value) -> str:
+    if value.kind is Kind.HOST:
+        return "the CPU"
+    return f"`{value.device}`" if value.device else "the accelerator"
+
+
+class DefaultDeviceWithCpuSampler(Rule):
+    """Shuffling data loader under an accelerator default device.
+
+    ## What it does
+    Where `torch.set_default_device(...)` sets an accelerator (or
+    `torch.set_default_tensor_type(torch.cuda.FloatTensor)` does) at module
+    level or in the same function, finds `DataLoader(..., shuffle=True)`,
+    `RandomSampler(...)` and `random_split(...)` without a `generator=`, and
+    `DistributedSampler(...)` that shuffles.
+
+    ## Why is this bad?
+    These draw their permutation with `torch.randperm(n, generator=g)`, where
+    `g` is a CPU generator they create themselves (or the default CPU
+    generator). With an accelerator as the default device, `randperm` allocates
+    there, and the first epoch fails with `Expected a 'cuda' device type for
+    generator but found 'cpu'`.
+
+    ## Example
+    ```python
+    import torch
+    from torch.utils.data import DataLoader
+
+    torch.set_default_device("cuda")
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch.utils.data import DataLoader
+
+    torch.set_default_device("cuda")
+    loader = DataLoader(dataset, batch_size=32, shuffle=True, generator=torch.Generator(device="cuda"))
+    ```
+
+    ## Fix safety
+    Display-only. Giving the loader a device generator makes it run, but that
+    generator starts from a fixed seed (every run shuffles alike unless it is
+    seeded), and not setting a default device is often the better repair.
+    """
+
+    code = "DEV304"
+    name = "default-device-with-cpu-sampler"
+    message = (
+        "`{call}` shuffles with a CPU generator, but `{setting}` (line {line}) makes its `randperm` run on the "
+        "accelerator"
+    )
+    fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
+    fix_safety = FixSafety.DISPLAY_ONLY
+    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(",)
+    file_markers = (r"set_default_",)
+
+    _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+    _SAMPLERS = frozenset(
+        {
+            "torch.utils.data.RandomSampler",
+            "torch.utils.data.sampler.RandomSampler",
+            "torch.utils.data.random_split",
+            "torch.utils.data.dataset.random_split",
+        }
+    )
+    _DISTRIBUTED = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"})
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.ctx.symbols.qualify(node.func)
+        if qualified is None:
+            return
+        shuffle = patterns.keyword(node, "shuffle")
+        if qualified in self._LOADERS:
+            draws = shuffle is not None and _is_true(shuffle.value) and patterns.keyword(node, "sampler") is None
+        elif qualified in self._SAMPLERS:
+            draws = True
+        elif qualified in self._DISTRIBUTED:
+            draws = shuffle is None or _is_true(shuffle.value)
+        else:
+            return
+        if not draws or patterns.keyword(node, "generator") is not None:
+            return
+        # A setting at module level runs before any function; one in this very function runs
+        # before its loader is iterated. Elsewhere, the order cannot be told.
+        here = tuple(scope.name.value for scope in self.ctx.scopes)
+        setting = next(
+            (s for s in self.ctx.default_devices if s.accelerator and not s.scoped and s.path in ((), here)), None
+        )
+        if setting is None:
+            return
+        call = self.ctx.describe(node.func) + "(...)"
+        self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=setting.line)
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+class IndexOnWrongDevice(Rule):
+    """Index or mask on a different device than the tensor it indexes.
+
+    ## What it does
+    Reports a tensor on the CPU indexed with an index or boolean mask on the
+    accelerator (`labels[mask]`, `table[idx] = 0`), and `torch.gather`,
+    `index_select`, `take_along_dim`, `index_add`/`index_copy`/`index_fill`
+    and `scatter` whose index argument is on another device than the tensor it
+    indexes (either way round).
+
+    ## Why is this bad?
+    Indexing a CPU tensor with device indices fails with `indices should be
+    either on cpu or on the same device as the indexed tensor (cpu)`; the index
+    functions fail with `Expected all tensors to be on the same device`. (A
+    device tensor indexed with CPU indices or a CPU mask is legal, and so is a
+    0-dim index, which PyTorch reads as a number: neither is reported.)
+
+    ## Example
+    ```python
+    import torch
+
+    device = torch.device("cuda")
+    class_names = torch.arange(10)
+    scores = torch.randn(8, 10, device=device)
+    predicted = class_names[scores.argmax(dim=1)]
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    device = torch.device("cuda")
+    class_names = torch.arange(10)
+    scores = torch.randn(8, 10, device=device)
+    predicted = class_names[scores.argmax(dim=1).cpu()]
+    ```
+
+    ## Fix safety
+    Safe: the fix moves the index to the indexed tensor's device (`.cpu()` for a
+    tensor on the CPU, `.to(x.device)` otherwise), which is where PyTorch puts
+    the result of every legal form of the operation; the values are unchanged.
+    Where the indexed tensor's device cannot be named, the fix is shown but not
+    applied.
+    """
+
+    code = "DEV305"
+    name = "index-on-wrong-device"
+    message = "`{index}` is on {index_device} but `{indexed}` is on {indexed_device}: {operation} needs them together"
+    fix_title = "Move the index to the indexed tensor's device: `{index}{move}`"
+    fix_safety = FixSafety.SAFE
+    uses_flow = True
+    markers = (marker.ACCELERATOR_SOURCE, marker.HOST_SOURCE)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.IndexMismatch):
+            index = self.ctx.describe(event.index.expr)
+            indexed = event.indexed
+            move = self._move_to(indexed)
+            if move is not None:
+                parts = patterns.appended(event.index.expr, move)
+                fix = self.make_fix(ReplaceNode(event.index.expr, *parts), index=index, move=move)
+            else:
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, index=index, move=".to(...)")
+            self.report(
+                event.index.expr,
+                fix=fix,
+                index=index,
+                index_device=_where(event.index.value),
+                indexed=self.ctx.describe(indexed.expr),
+                indexed_device=_where(indexed.value),
+                operation=event.operation,
+            )
+
+    @staticmethod
+    def _move_to(indexed: events.Operand) -> str | None:
+        if indexed.value.kind is Kind.HOST:
+            return ".cpu()"
+        name = dotted_name(indexed.expr)
+        if name is not None:
+            return f".to({name}.device)"
+        return indexed.value.move
+
+
+class DeviceChoiceMismatch(Rule):
+    """Input device chosen apart from the model's.
+
+    ## What it does
+    Follows the conditions that choose devices (`if args.cuda: x = x.cuda()`,
+    `torch.device("cuda" if use_cuda else "cpu")`, a flag bound to
+    `torch.cuda.is_available()`) and reports a model call whose model and input
+    are put on the accelerator under different conditions: a `--cuda` flag for
+    the inputs and `torch.cuda.is_available()` for the model, two different
+    flags, or an input moved under a flag for a model that is always (or never)
+    moved.
+
+    ## Why is this bad?
+    The two placements agree only while the conditions happen to agree. Run
+    with the flag off on a GPU machine (or on a CPU-only machine with the flag
+    on) and the model call fails with `Expected all tensors to be on the same
+    device` or `Input type (torch.FloatTensor) and weight type
+    (torch.cuda.FloatTensor) should be the same`.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(8, 2).to(device)
+    for inputs, targets in loader:
+        if args.cuda:
+            inputs = inputs.cuda()
+        outputs = model(inputs)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(8, 2).to(device)
+    for inputs, targets in loader:
+        inputs = inputs.to(device)
+        outputs = model(inputs)
+    ```
+
+    ## Fix safety
+    Unsafe: the fix moves the input to wherever the model's parameters are
+    (`inputs.to(next(model.parameters()).device)`), which always works for a
+    model with parameters but overrides the input's own flag. Choosing both
+    devices from one variable is the cleaner repair.
+    """
+
+    code = "DEV306"
+    name = "device-choice-mismatch"
+    message = "`{argument}` is put on the accelerator {input_when}, but `{model}` {model_when}"
+    fix_title = "Move the input where the model is: `{argument}.to(next({model}.parameters()).device)`"
+    fix_safety = FixSafety.UNSAFE
+    uses_flow = True
+    # A placement under a device condition. (Requiring two placements in one regex would not be a
+    # necessary condition: the script unit is searched statement by statement.)
+    markers = (marker.ACCELERATOR_SOURCE, _DEVICE_CONDITION_MARKER)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.DeviceChoiceMismatch):
+            argument = self.ctx.describe(event.argument.expr)
+            model_expr = event.model.expr
+            model = self.ctx.describe(model_expr)
+            if isinstance(model_expr, (cst.Name, cst.Attribute)):
+                parts = (
+                    *patterns.appended(event.argument.expr, ".to(next("),
+                    model_expr,
+                    ".parameters()).device)",
+                )
+                fix = self.make_fix(ReplaceNode(event.argument.expr, *parts), argument=argument, model=model)
+            else:
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, argument=argument, model=model)
+            input_when = _when(event.argument.value.condition)
+            model_condition = event.model.value.condition if event.model.value.kind is not Kind.HOST else NEVER
+            if model_condition == NEVER:
+                model_when = "is never moved"
+            elif model_condition == ALWAYS:
+                model_when = "always is"
+            else:
+                model_when = f"is put there {_when(model_condition)}"
+            self.report(
+                event.argument.expr,
+                fix=fix,
+                argument=argument,
+                model=model,
+                input_when=input_when,
+                model_when=model_when,
+            )
+
+
+def _when(condition: str | None) -> str:
+    if condition == ALWAYS:
+        return "always"
+    return f"when `{condition}`"
+
+
+class HelperConstantsOnHost(Rule):
+    """Tensor constants of a plain helper object meet device tensors.
+
+    ## What it does
+    Finds a class that is not an `nn.Module` but keeps tensors made on the CPU
+    in `__init__` (`self.mean = torch.tensor(mean).view(3, 1, 1)`) and combines
+    them with its arguments in a method (`(x - self.mean) / self.std`), and
+    reports a call that hands that method a tensor on the accelerator (for an
+    instance built by an assignment in the same function: `normalize =
+    Normalize(...)`).
+
+    ## Why is this bad?
+    Nothing ever moves those constants: they are not buffers of any module, so
+    `model.to(device)` does not see them. The call fails with `Expected all
+    tensors to be on the same device`. The same object works in a CPU data
+    pipeline, which is why the bug shows up only where it meets device
+    batches.
+
+    ## Example
+    ```python
+    import torch
+
+
+    class Normalize:
+        def __init__(self, mean, std):
+            self.mean = torch.tensor(mean).view(-1, 1, 1)
+            self.std = torch.tensor(std).view(-1, 1, 1)
+
+        def __call__(self, images):
+            return (images - self.mean) / self.std
+
+
+    def train(loader, model, device):
+        normalize = Normalize([0.5, 0.5, 0.5], [0.2, 0.2, 0.2])
+        model.to(device)
+        for images, labels in loader:
+            images = normalize(images.to(device))
+            loss = model(images).sum()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+
+    class Normalize(nn.Module):
+        def __init__(self, mean, std):
+            super().__init__()
+            self.register_buffer("mean", torch.tensor(mean).view(-1, 1, 1))
+            self.register_buffer("std", torch.tensor(std).view(-1, 1, 1))
+
+        def forward(self, images):
+            return (images - self.mean) / self.std
+
+
+    def train(loader, model, device):
+        normalize = Normalize([0.5, 0.5, 0.5], [0.2, 0.2, 0.2]).to(device)
+        model.to(device)
+        for images, labels in loader:
+            images = normalize(images.to(device))
+            loss = model(images).sum()
+    ```
+
+    ## Fix safety
+    Display-only. The repair is in the class (create the constants on the
+    device, move them to the argument's device where they meet it, or make the
+    class a module with buffers), which may be shared with CPU code.
+    """
+
+    code = "DEV307"
+    name = "helper-constants-on-host"
+    message = (
+        "`{helper}` keeps {constants} as CPU tensors (`{cls}.__init__`), and `{call}` combines them with "
+        "`{argument}`, which is on `{device}`"
+    )
+    fix_title = "Create {constants} on the device, or make `{cls}` an `nn.Module` with buffers"
+    fix_safety = FixSafety.DISPLAY_ONLY
+    uses_flow = True
+    # The helper is built by an assignment (`normalize = Normalize(...)`), which the flow follows.
+    markers = (marker.ACCELERATOR_SOURCE, r"=[\s\\]*[A-Z]\w*\s*\(")
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.HelperConstantsMeetAccel):
+            constants = ", ".join(f"`{c}`" for c in event.constants)
+            fix = self.make_fix(constants=constants, cls=event.class_name)
+            self.report(
+                event.argument.expr,
+                fix=fix,
+                helper=self.ctx.describe(event.helper.expr),
+                call=self.ctx.describe(event.call.func) + "(...)",
+                constants=constants,
+                cls=event.class_name,
+                argument=self.ctx.describe(event.argument.expr),
+                device=device_text(event.argument.value),
+            )
