@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from flake8_device.context import FileContext
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
-FILE_PLACEHOLDERS = ("{modules}", "{factories}", "{wrappers}")
+FILE_PLACEHOLDERS = ("{modules}", "{factories}", "{wrappers}", "{classes}")
 _SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
 
 

@@ -152,7 +152,8 @@ class Symbols:
 
         - ``{modules}``: calls building a module (``nn.Linear(``, ``Net(``, ``create_model(``);
         - ``{factories}``: torch tensor factory calls (``torch.zeros(``, ``th.ones(``, ``zeros(``);
-        - ``{wrappers}``: ``DataParallel`` / ``DistributedDataParallel`` calls, under any alias.
+        - ``{wrappers}``: ``DataParallel`` / ``DistributedDataParallel`` calls, under any alias;
+        - ``{classes}``: calls of any class defined in this file.
 
         Spelled from the import table and every class name.  Imports of torch below the top
         level are first added to the table from ``tree`` (a full walk, only for such files), so
@@ -186,10 +187,12 @@ class Symbols:
             self._module_classes = self._compute_module_classes()
         nested = {m.group(1) for m in _NESTED_CLASSES.finditer(text)} if "class" in text else set()
         modules += [re.escape(name) for name in sorted(self._module_classes | nested)]
+        classes = [re.escape(name) for name in sorted(set(self._class_bases) | nested)]
         vocabulary = {
             "modules": rf"(?:{'|'.join(modules)})\s*\(",
             "factories": rf"(?:{'|'.join(factories)})\s*\(" if factories else "(?!)",
             "wrappers": rf"(?:{'|'.join(wrappers)})\s*\(",
+            "classes": rf"(?:{'|'.join(classes)})\s*\(" if classes else "(?!)",
         }
         self.__dict__["_vocabulary"] = vocabulary
         return vocabulary

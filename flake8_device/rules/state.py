@@ -624,7 +624,8 @@ class HelperConstantsOnHost(Rule):
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
     # The helper is built by an assignment (`normalize = Normalize(...)`), which the flow follows.
-    markers = (marker.ACCELERATOR_SOURCE, r"=[\s\\]*[A-Z]\w*\s*\(")
+    # A helper object built from a class of this file, in a unit that places things on a device.
+    markers = (marker.ACCELERATOR_SOURCE, r"=[\s\\]*{classes}")
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HelperConstantsMeetAccel):
