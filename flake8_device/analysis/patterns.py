@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -226,3 +227,39 @@ def scope_nodes(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(children(node))
+
+
+@dataclass(frozen=True)
+class AttributeAssignment:
+    """``self.<attr> = value`` as a statement of a method's body."""
+
+    statement: cst.Assign | cst.AnnAssign
+    target: cst.BaseExpression
+    value: cst.BaseExpression
+    attr: str
+    self_name: str
+    # ``super().__init__()`` (or ``Base.__init__(self)``) ran before this statement.
+    after_super_init: bool
+
+
+def attribute_assignments(function: cst.FunctionDef) -> Iterator[AttributeAssignment]:
+    """The ``self.<attr> = ...`` statements directly in ``function``'s body, in order."""
+    self_name = first_param_name(function)
+    if self_name is None:
+        return
+    seen_super = False
+    for statement in body_statements(function):
+        if calls_super_init(statement):
+            seen_super = True
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target, value = small.targets[0].target, small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                target, value = small.target, small.value
+            else:
+                continue
+            attr = self_attribute(target, self_name)
+            if attr is not None:
+                yield AttributeAssignment(small, target, value, attr, self_name, seen_super)

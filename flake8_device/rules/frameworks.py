@@ -190,33 +190,23 @@ class MetricStateNotAdded(Rule):
         info = self.ctx.class_info(owner)
         if info is None or info.custom_move:
             return
-        self_name = patterns.first_param_name(node)
-        for statement in patterns.body_statements(node):
-            if not isinstance(statement, cst.SimpleStatementLine):
+        for assignment in patterns.attribute_assignments(node):
+            attr, value, self_name = assignment.attr, assignment.value, assignment.self_name
+            if info.holds_state(attr) or attr in info.added_states or attr in info.moved_by_hand:
                 continue
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target, value = small.targets[0].target, small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    target, value = small.target, small.value
-                else:
-                    continue
-                attr = patterns.self_attribute(target, self_name)
-                if attr is None or info.holds_state(attr) or attr in info.added_states or attr in info.moved_by_hand:
-                    continue
-                factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
-                if factory is None:
-                    continue
-                changed = info.assignment_count.get(attr, 0) > info.init_assignment_count.get(attr, 0)
-                qualified = self.ctx.symbols.qualify(factory.func) or ""
-                if not changed and value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
-                    continue  # a 0-dim constant mixes legally with device tensors and needs no syncing
-                if changed:
-                    suggestion = f'{self_name}.add_state("{attr}", default=..., dist_reduce_fx=...)'
-                else:
-                    suggestion = f'{self_name}.register_buffer("{attr}", ..., persistent=False)'
-                name = f"{self_name}.{attr}"
-                self.report(target, fix=self.make_fix(suggestion=suggestion), target=name)
+            factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
+            if factory is None:
+                continue
+            changed = info.assignment_count.get(attr, 0) > info.init_assignment_count.get(attr, 0)
+            qualified = self.ctx.symbols.qualify(factory.func) or ""
+            if not changed and value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
+                continue  # a 0-dim constant mixes legally with device tensors and needs no syncing
+            if changed:
+                suggestion = f'{self_name}.add_state("{attr}", default=..., dist_reduce_fx=...)'
+            else:
+                suggestion = f'{self_name}.register_buffer("{attr}", ..., persistent=False)'
+            name = f"{self_name}.{attr}"
+            self.report(assignment.target, fix=self.make_fix(suggestion=suggestion), target=name)
 
 
 class CollectiveOnHostTensor(Rule):

@@ -178,36 +178,28 @@ class TensorAttributeNotRegistered(Rule):
         info = self.ctx.class_info(owner)
         if info is None or info.custom_move:
             return
-        self_name = patterns.first_param_name(node)
-        seen_super = False
-        for statement in patterns.body_statements(node):
-            if patterns.calls_super_init(statement):
-                seen_super = True
-            if not isinstance(statement, cst.SimpleStatementLine):
+        for assignment in patterns.attribute_assignments(node):
+            attr, value, self_name = assignment.attr, assignment.value, assignment.self_name
+            if info.holds_state(attr) or attr in info.managed_by_hand:
                 continue
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target, value = small.targets[0].target, small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    target, value = small.target, small.value
-                else:
-                    continue
-                attr = patterns.self_attribute(target, self_name)
-                if attr is None or info.holds_state(attr) or attr in info.managed_by_hand:
-                    continue
-                factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
-                if factory is None:
-                    continue
-                qualified = self.ctx.symbols.qualify(factory.func) or ""
-                if value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
-                    continue  # a 0-dim CPU tensor mixes legally with device tensors
-                fix = None
-                if seen_super and isinstance(small, cst.Assign) and info.init_assignment_count.get(attr, 0) == 1:
-                    fix = self.make_fix(
-                        ReplaceNode(small, f'{self_name}.register_buffer("{attr}", ', value, ", persistent=False)"),
-                        target=f"{self_name}.{attr}",
-                    )
-                self.report(target, fix=fix, target=f"{self_name}.{attr}")
+            factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
+            if factory is None:
+                continue
+            qualified = self.ctx.symbols.qualify(factory.func) or ""
+            if value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
+                continue  # a 0-dim CPU tensor mixes legally with device tensors
+            fix = None
+            statement = assignment.statement
+            if (
+                assignment.after_super_init
+                and isinstance(statement, cst.Assign)
+                and info.init_assignment_count.get(attr, 0) == 1
+            ):
+                fix = self.make_fix(
+                    ReplaceNode(statement, f'{self_name}.register_buffer("{attr}", ', value, ", persistent=False)"),
+                    target=f"{self_name}.{attr}",
+                )
+            self.report(assignment.target, fix=fix, target=f"{self_name}.{attr}")
 
 
 class ModuleListNotRegistered(Rule):
@@ -285,21 +277,10 @@ class ModuleListNotRegistered(Rule):
         info = self.ctx.class_info(owner)
         if info is not None and info.registers_by_hand:
             return  # e.g. `for i, layer in enumerate(self.layers): self.add_module(str(i), layer)`
-        self_name = patterns.first_param_name(node)
-        for statement in patterns.body_statements(node):
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target, value = small.targets[0].target, small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    target, value = small.target, small.value
-                else:
-                    continue
-                attr = patterns.self_attribute(target, self_name)
-                if attr is None or (info is not None and info.assignment_count.get(attr, 0) > 1):
-                    continue  # assigned again (often wrapped) elsewhere
-                self._check(small, value, f"{self_name}.{attr}")
+        for assignment in patterns.attribute_assignments(node):
+            if info is not None and info.assignment_count.get(assignment.attr, 0) > 1:
+                continue  # assigned again (often wrapped) elsewhere
+            self._check(assignment.statement, assignment.value, f"{assignment.self_name}.{assignment.attr}")
 
     def _elements(self, value: cst.BaseExpression) -> tuple[list[cst.BaseExpression], str] | None:
         if (
