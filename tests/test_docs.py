@@ -31,6 +31,7 @@ def codes_found(rule: type[Rule], source: str) -> list[str]:
     config = AnalysisConfig().with_versions(getattr(rule, "example_versions", ()))
     result = Engine([rule], config).lint(source)
     assert result.error is None, result.error
+    assert not result.internal_errors, result.internal_errors  # a crash is not "no finding"
     return [v.code for v in result.violations]
 
 

@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 
 from flake8_device.analysis import flow
+from flake8_device.analysis.classes import ClassTable
 from flake8_device.analysis.defaults import default_device_settings
 from flake8_device.analysis.flow import ALWAYS, FlowAnalysis, Kind
 from flake8_device.analysis.helpers import HelperClasses
@@ -392,7 +393,7 @@ class Reassigned:
 
 def test_helper_classes_are_read_from_the_whole_file() -> None:
     tree = ast.parse(HELPERS)
-    helpers = HelperClasses(tree, Symbols(tree))
+    helpers = HelperClasses(ClassTable(tree), Symbols(tree))
     normalize = helpers.get("Normalize")
     assert normalize is not None
     assert list(normalize.constants) == ["mean", "std", "eps"]

@@ -79,12 +79,20 @@ class ClassTable:
             self._collect(tree.body)
 
     def _collect(self, body: list[ast.stmt]) -> None:
+        # Statements only (classes are never inside expressions): much cheaper than `ast.walk`.
         for statement in body:
             if isinstance(statement, ast.ClassDef):
                 self._nodes.setdefault(statement.name, statement)
+            if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try, ast.With)):
                 self._collect(statement.body)
-            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try)):
-                self._collect(getattr(statement, "body", []))
+                self._collect(getattr(statement, "orelse", []))
+                self._collect(getattr(statement, "finalbody", []))
+                for handler in getattr(statement, "handlers", []):
+                    self._collect(handler.body)
+
+    def node(self, name: str) -> ast.ClassDef | None:
+        """The (first) class of that name anywhere in the file."""
+        return self._nodes.get(name)
 
     def get(self, name: str) -> ClassInfo | None:
         info = self._infos.get(name)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from flake8_device.analysis import torch_api
-from flake8_device.analysis.symbols import Symbols
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name
 
 _ACCELERATOR = re.compile(r"^(?:cuda|mps|xpu|npu|hpu|xla|mlu)(?::\d+)?$")
 _ACCELERATOR_TENSOR_TYPE = re.compile(r"^torch\.(?:cuda|mps|xpu|npu)\.\w+Tensor$")
@@ -35,17 +35,6 @@ class DefaultDeviceSetting:
     path: tuple[str, ...] = ()
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _is_accelerator(node: ast.expr | None, symbols: Symbols) -> bool | None:
     """Is this argument of a default-device setter an accelerator?"""
     if node is None:
@@ -58,9 +47,13 @@ def _is_accelerator(node: ast.expr | None, symbols: Symbols) -> bool | None:
                 return False
             return bool(_ACCELERATOR.match(node.value) or _ACCELERATOR_TENSOR_TYPE.match(node.value))
         return None
-    if isinstance(node, ast.Call) and symbols.qualify_dotted(_dotted(node.func)) == "torch.device" and node.args:
+    if (
+        isinstance(node, ast.Call)
+        and symbols.qualify_dotted(ast_dotted_name(node.func)) == "torch.device"
+        and node.args
+    ):
         return _is_accelerator(node.args[0], symbols)
-    dotted = _dotted(node)
+    dotted = ast_dotted_name(node)
     if dotted is None:
         return None
     qualified = symbols.qualify_dotted(dotted)
@@ -83,14 +76,17 @@ def default_device_settings(tree: ast.Module | None, symbols: Symbols) -> list[D
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             path = (*path, node.name)
         if isinstance(node, ast.Call):
-            if symbols.qualify_dotted(_dotted(node.func)) in torch_api.DEFAULT_DEVICE_SETTERS:
+            if symbols.qualify_dotted(ast_dotted_name(node.func)) in torch_api.DEFAULT_DEVICE_SETTERS:
                 argument = node.args[0] if node.args else None
                 accelerator = _is_accelerator(argument, symbols)
                 found.append(DefaultDeviceSetting(node.lineno, _text(node), accelerator, path=path))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 call = item.context_expr
-                if isinstance(call, ast.Call) and symbols.qualify_dotted(_dotted(call.func)) == "torch.device":
+                if (
+                    isinstance(call, ast.Call)
+                    and symbols.qualify_dotted(ast_dotted_name(call.func)) == "torch.device"
+                ):
                     argument = call.args[0] if call.args else None
                     accelerator = _is_accelerator(argument, symbols)
                     found.append(DefaultDeviceSetting(call.lineno, _text(call), accelerator, scoped=True, path=path))

@@ -487,7 +487,7 @@ class FlowAnalysis:
 
     @cached_property
     def helpers(self) -> HelperClasses:
-        return HelperClasses(self.ctx.tree, self.ctx.symbols)
+        return HelperClasses(self.ctx.classes, self.ctx.symbols)
 
     @cached_property
     def default_device_is_cpu(self) -> bool:

@@ -18,7 +18,8 @@ import ast
 from dataclasses import dataclass, field
 
 from flake8_device.analysis import torch_api
-from flake8_device.analysis.symbols import Symbols
+from flake8_device.analysis.classes import ClassTable
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult)
 # Calls that give a tensor at least one dimension, so a 0-dim constant stops being one.
@@ -52,50 +53,25 @@ class _Constant:
     maybe_scalar: bool
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 class HelperClasses:
     """The helper classes of one file, computed on first use per class name."""
 
-    def __init__(self, tree: ast.Module | None, symbols: Symbols) -> None:
+    def __init__(self, classes: ClassTable, symbols: Symbols) -> None:
         self.symbols = symbols
-        self._nodes: dict[str, ast.ClassDef] = {}
+        self.classes = classes
         self._done: dict[str, HelperClass | None] = {}
-        if tree is not None:
-            self._collect(tree.body)
-
-    def _collect(self, body: list[ast.stmt]) -> None:
-        # Statements only (classes are never inside expressions): much cheaper than `ast.walk`.
-        for statement in body:
-            if isinstance(statement, ast.ClassDef):
-                self._nodes.setdefault(statement.name, statement)
-            if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try, ast.With)):
-                self._collect(statement.body)
-                self._collect(getattr(statement, "orelse", []))
-                self._collect(getattr(statement, "finalbody", []))
-                for handler in getattr(statement, "handlers", []):
-                    self._collect(handler.body)
 
     def get(self, name: str) -> HelperClass | None:
         """The class ``name`` if it is a non-module class whose methods combine host constants with inputs."""
         if name not in self._done:
-            node = self._nodes.get(name)
+            node = self.classes.node(name)
             self._done[name] = self._read(node) if node is not None else None
         return self._done[name]
 
     # -- reading one class ------------------------------------------------------
     def _read(self, node: ast.ClassDef) -> HelperClass | None:
         if self.symbols.is_local_module_class(node.name) or any(
-            _dotted(b) not in (None, "object", "ABC", "abc.ABC") for b in node.bases
+            ast_dotted_name(b) not in (None, "object", "ABC", "abc.ABC") for b in node.bases
         ):
             return None  # a module moves its buffers; a subclass may get moved by its base
         methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -147,7 +123,7 @@ class HelperClasses:
     def _host_factory(self, node: ast.expr) -> bool | None:
         """None if ``node`` is not a tensor built on the host by torch; else whether it may be 0-dim."""
         if isinstance(node, ast.Call):
-            qualified = self.symbols.qualify_dotted(_dotted(node.func))
+            qualified = self.symbols.qualify_dotted(ast_dotted_name(node.func))
             if qualified in torch_api.TENSOR_FACTORIES:
                 if any(k.arg == "device" for k in node.keywords):
                     return None
@@ -180,7 +156,7 @@ class HelperClasses:
     def _meetings(
         self, method: ast.FunctionDef | ast.AsyncFunctionDef, constants: dict[str, _Constant]
     ) -> HelperMethod | None:
-        if any(_dotted(d) in ("staticmethod", "classmethod") for d in method.decorator_list):
+        if any(ast_dotted_name(d) in ("staticmethod", "classmethod") for d in method.decorator_list):
             return None
         self_name = method.args.args[0].arg
         parameters = tuple(a.arg for a in [*method.args.args[1:], *method.args.kwonlyargs])
@@ -203,7 +179,7 @@ class HelperClasses:
                 meet([sub.target, sub.value])
             elif isinstance(sub, ast.Call):
                 func = sub.func
-                qualified = self.symbols.qualify_dotted(_dotted(func))
+                qualified = self.symbols.qualify_dotted(ast_dotted_name(func))
                 arguments = [
                     a for arg in sub.args for a in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])
                 ]

@@ -36,7 +36,8 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _ast_dotted(node: ast.expr) -> str | None:
+def ast_dotted_name(node: ast.expr) -> str | None:
+    """``torch.nn.Linear`` for that expression in the stdlib ``ast``; None for anything else."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -203,7 +204,7 @@ class Symbols:
 
     # -- classes -------------------------------------------------------------
     def _add_class(self, node: ast.ClassDef) -> None:
-        self._class_bases[node.name] = [d for d in map(_ast_dotted, node.bases) if d]
+        self._class_bases[node.name] = [d for d in map(ast_dotted_name, node.bases) if d]
         for statement in node.body:
             if isinstance(statement, ast.ClassDef):
                 self._add_class(statement)
