@@ -14,14 +14,14 @@ from flake8_device.analysis.defaults import DefaultDeviceSetting, default_device
 from flake8_device.analysis.functions import FunctionTable
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
-from flake8_device.model import Fix
+from flake8_device.model import Fix, InsertImport
 from flake8_device.source import LineIndex
 
 if TYPE_CHECKING:
     from flake8_device.analysis.deepspeed import DeepSpeedConfigUse
     from flake8_device.analysis.flow import FlowAnalysis
-    from flake8_device.versions import ResolvedVersion
     from flake8_device.rule import Rule
+    from flake8_device.versions import ResolvedVersion
 
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
@@ -65,6 +65,14 @@ class FileContext:
         build text from it: they name nodes and the engine copies the original.
         """
         return code_without_parens(self.module, node)
+
+    def spelling(self, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
+        """How to write ``torch.X`` in this file (``nn.ModuleList``), and the import a fix then
+        needs (``import torch`` when no alias reaches it)."""
+        alias = self.symbols.alias_for(qualified)
+        if alias is not None:
+            return alias, ()
+        return qualified, (InsertImport("import torch"),)
 
     def describe(self, node: cst.CSTNode, limit: int = 60) -> str:
         """``node`` on one line, shortened, for messages."""

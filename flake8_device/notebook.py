@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 import copy
+import dataclasses
 import difflib
 import json
 import re
@@ -474,15 +475,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
 
 
 def _in_cell(violation: Violation, line: int) -> Violation:
-    return Violation(
-        line=line,
-        col=violation.col,
-        code=violation.code,
-        message=violation.message,
-        fix_title=violation.fix_title,
-        fix_safety=violation.fix_safety,
-        text_edits=violation.text_edits,
-    )
+    return dataclasses.replace(violation, line=line)
 
 
 _REFUSED = re.compile(r"(\d+):(\d+): (.*)", re.S)

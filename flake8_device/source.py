@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import codecs
-import itertools
 import io
+import itertools
 import re
 import tokenize
 from bisect import bisect_right

@@ -83,10 +83,7 @@ def default_device_settings(tree: ast.Module | None, symbols: Symbols) -> list[D
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 call = item.context_expr
-                if (
-                    isinstance(call, ast.Call)
-                    and symbols.qualify_dotted(ast_dotted_name(call.func)) == "torch.device"
-                ):
+                if isinstance(call, ast.Call) and symbols.qualify_dotted(ast_dotted_name(call.func)) == "torch.device":
                     argument = call.args[0] if call.args else None
                     accelerator = _is_accelerator(argument, symbols)
                     found.append(DefaultDeviceSetting(call.lineno, _text(call), accelerator, scoped=True, path=path))

@@ -17,7 +17,6 @@ import libcst as cst
 
 from flake8_device.analysis import torch_api
 
-
 # Imports of torch-family packages below the top level, which the module-level import table
 # does not see, and classes defined in indented blocks (perhaps inside functions).
 _NESTED_IMPORTS = re.compile(r"(?m)^[ \t]+(?:from|import)[ \t]+(?:torch|lightning|pytorch_lightning|torchmetrics)\b")

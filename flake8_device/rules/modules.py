@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from flake8_device.analysis import flow as events
 from flake8_device import markers as marker
+from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.model import FixSafety, InsertImport, ReplaceNode
+from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
-
-
-def _nn_name(rule: Rule, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
-    """How to write ``torch.nn.X`` in this file, and the import that needs (if any)."""
-    alias = rule.ctx.symbols.alias_for(qualified)
-    if alias is not None:
-        return alias, ()
-    return qualified, (InsertImport("import torch"),)
 
 
 class SubmoduleAssignedAfterMove(Rule):
@@ -334,7 +326,7 @@ class ModuleListNotRegistered(Rule):
             return
         kind = kinds.pop()
         base = ("Module" if kind == "module" else "Parameter") + ("Dict" if container == "dict" else "List")
-        wrapper, imports = _nn_name(self, f"torch.nn.{base}")
+        wrapper, imports = self.ctx.spelling(f"torch.nn.{base}")
         safety = None
         if container == "dict" and not _string_keys(value):
             safety = FixSafety.DISPLAY_ONLY

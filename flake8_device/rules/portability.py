@@ -29,13 +29,6 @@ _SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\
 _AVAILABILITY_CHECK = re.compile(r"is_available\s*\(|device_count\s*\(|torch\.accelerator\b|is_built\s*\(")
 
 
-def _torch_name(rule: Rule, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
-    alias = rule.ctx.symbols.alias_for(qualified)
-    if alias is not None:
-        return alias, ()
-    return qualified, (InsertImport("import torch"),)
-
-
 class TorchLoadWithoutMapLocation(Rule):
     """`torch.load` without `map_location`.
 
@@ -241,7 +234,7 @@ class DeviceComparedWithoutIndex(Rule):
         if text is not None:
             why = "a `torch.device` never equals a string"
             if ":" in text:
-                torch_device, imports = _torch_name(self, "torch.device")
+                torch_device, imports = self.ctx.spelling("torch.device")
                 parts: tuple[str | cst.CSTNode, ...] = (device, f" {operator} {torch_device}(", other, ")")
                 fixed = f"{device_code} {operator} {torch_device}({other.value})"  # type: ignore[attr-defined]
             else:
@@ -494,7 +487,7 @@ class HardcodedCudaInScript(Rule):
         return checked
 
     def _selection(self) -> tuple[str, tuple[InsertImport, ...]]:
-        torch, imports = _torch_name(self, "torch")
+        torch, imports = self.ctx.spelling("torch")
         return (
             f'{torch}.device("cuda" if {torch}.cuda.is_available() else "mps" '
             f'if {torch}.backends.mps.is_available() else "cpu")'

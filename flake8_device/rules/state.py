@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value
 from flake8_device.analysis.symbols import dotted_name
 from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
-from flake8_device import markers as marker
 from flake8_device.rules.flow import device_text
 
 _METRIC_NAMES = "|".join(sorted(torch_api.TENSOR_STATE_METRICS))
