@@ -1,12 +1,14 @@
-"""A JSON parser that remembers where every key and value starts.
+"""A JSON parser that remembers where every key and value is.
 
 ``json.loads`` forgets positions, and a finding in a 200-line DeepSpeed config
 is only useful with its line.  This parser reads the JSON that Python's
 ``json`` module reads (RFC 8259, plus ``NaN`` / ``Infinity``, which DeepSpeed's
 ``json.load`` accepts too) into the :mod:`flake8_device.analysis.deepspeed`
 tree, with a :class:`Position` (1-based line, 0-based column) on every value
-and key.  Malformed input raises :class:`JsonError`, whose message is one line
-naming the line and column; deep nesting is refused, never a crash.
+and key, and each value's ``[start, end)`` offsets (notebooks replace cell
+sources in place, keeping the rest of the file byte for byte).  Malformed
+input raises :class:`JsonError`, whose message is one line naming the line
+and column; deep nesting is refused, never a crash.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ _CONSTANTS = (
     ("Infinity", float("inf")),
     ("-Infinity", float("-inf")),
 )
+
+
+# A JSON value with its positions (the same tree DeepSpeed configs from code use).
+JsonValue = ConfigValue
 
 
 class JsonError(ValueError):
@@ -74,24 +80,27 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise self.fail("nested too deeply")
         start = self.at
-        anchor = self.position(start)
+        parsed = self._value(depth)
+        return ConfigValue(parsed, self.position(start), start=start, end=self.at)
+
+    def _value(self, depth: int) -> object:
+        start = self.at
         char = self.peek()
         if char == "{":
-            return ConfigValue(self.object(depth), anchor)
+            return self.object(depth)
         if char == "[":
-            return ConfigValue(self.array(depth), anchor)
+            return self.array(depth)
         if char == '"':
-            return ConfigValue(self.string(), anchor)
+            return self.string()
         for word, constant in _CONSTANTS:
             if self.text.startswith(word, start):
                 self.at = start + len(word)
-                return ConfigValue(constant, anchor)
+                return constant
         match = _NUMBER.match(self.text, start)
         if match is not None:
             self.at = match.end()
             literal = match.group()
-            number: int | float = float(literal) if any(c in literal for c in ".eE") else int(literal)
-            return ConfigValue(number, anchor)
+            return float(literal) if any(c in literal for c in ".eE") else int(literal)
         if not char:
             raise self.fail("unexpected end of the file, a value was expected")
         raise self.fail(f"unexpected {char!r}, a value was expected")

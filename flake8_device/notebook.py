@@ -18,7 +18,7 @@ maps positions back.
   the original lines.  Anything that does not map back exactly refuses the
   fix (the notebook is left as it was).
 - Only the ``source`` values of the changed cells are rewritten, in place in
-  the JSON text (see :mod:`.json_spans`), in the layout they had: outputs,
+  the JSON text (see :mod:`.jsonpos`), in the layout they had: outputs,
   metadata, ids, key order, indentation, escapes and the final newline stay
   byte for byte.
 """
@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flake8_device.engine import Engine, parse_ast
-from flake8_device.json_spans import JsonLayoutError, Span, scan
+from flake8_device.jsonpos import JsonError, JsonValue
+from flake8_device.jsonpos import parse as parse_json
 from flake8_device.model import Violation
 from flake8_device.source import split_lines
 
@@ -67,7 +68,7 @@ class NotebookError(Exception):
 class CodeCell:
     number: int  # 1-based position among all cells (markdown ones count), as a notebook UI shows
     text: str
-    span: Span  # the ``source`` value in the JSON text
+    span: JsonValue  # the ``source`` value in the JSON text (with its offsets)
     # The JSON array items when ``source`` is a list of lines (the usual form), else None.
     items: list[str] | None
 
@@ -101,8 +102,8 @@ class Notebook:
                 raise NotebookError(f"notebook format {version} is not supported (convert it with nbconvert)")
             raise NotebookError("not a valid notebook: no list of cells")
         try:
-            spans = scan(raw)
-        except (JsonLayoutError, RecursionError) as error:
+            spans = parse_json(raw)
+        except (JsonError, RecursionError) as error:
             raise NotebookError(f"not a valid notebook: {error}") from None
         cells = []
         for position, (cell, cell_span) in enumerate(zip(document["cells"], spans.members["cells"].items), start=1):
@@ -160,7 +161,7 @@ class Notebook:
         opening, separator, closing = self._list_layout(cell.span)
         return "[" + opening + separator.join(encoded) + closing + "]"
 
-    def _list_layout(self, span: Span) -> tuple[str, str, str]:
+    def _list_layout(self, span: JsonValue) -> tuple[str, str, str]:
         raw = self.raw
         if span.items:
             first, last = span.items[0], span.items[-1]

@@ -63,6 +63,17 @@ class ConfigValue:
     anchor: Anchor
     # The anchor of the key this value is stored under (None for list items and the root).
     key_anchor: Anchor | None = None
+    # From JSON text: the value's ``[start, end)`` offsets (notebooks replace cell sources in place).
+    start: int = -1
+    end: int = -1
+
+    @property
+    def members(self) -> dict[str, ConfigValue]:
+        return self.value.entries if isinstance(self.value, ConfigObject) else {}
+
+    @property
+    def items(self) -> list[ConfigValue]:
+        return self.value if isinstance(self.value, list) else []
 
 
 @dataclass
