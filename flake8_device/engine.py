@@ -65,8 +65,15 @@ class FixResult:
     refused: list[str] = field(default_factory=list)
 
 
-def _syntax_error_message(error: SyntaxError) -> str:
-    where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+def _syntax_error_message(error: SyntaxError, text: str) -> str:
+    line, column = error.lineno, error.offset
+    if line is None and "\0" in text:  # Python does not say where the null byte is
+        offset = text.index("\0")
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    if line is None:
+        return f"syntax error: {error.msg}"
+    where = f"line {line}" + (f", column {column}" if column else "")
     return f"syntax error at {where}: {error.msg}"
 
 
@@ -75,7 +82,7 @@ def parse_ast(text: str) -> tuple[ast.Module | None, str | None]:
     try:
         return ast.parse(text), None
     except SyntaxError as error:
-        return None, _syntax_error_message(error)
+        return None, _syntax_error_message(error, text)
     except (ValueError, TypeError) as error:  # null bytes
         return None, f"cannot parse: {error}"
     except (RecursionError, MemoryError):

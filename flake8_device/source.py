@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 # LibCST, flake8 and the tokenizer all split lines on exactly these.
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 class SourceError(Exception):
@@ -32,8 +33,11 @@ class DecodedSource:
 def decode_source(data: bytes) -> DecodedSource:
     """Decode like Python does (BOM, PEP 263 coding cookie), keeping newlines as they are."""
     bom = data.startswith(codecs.BOM_UTF8)
+    # ``detect_encoding`` reads lines split at ``\n`` only; old Mac files end lines with a
+    # lone ``\r``, which Python itself accepts.  Same length, so nothing else moves.
+    lines = _LONE_CR.sub(b"\n", data) if b"\r" in data else data
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(lines).readline)
     except SyntaxError as error:
         raise SourceError(f"cannot detect the encoding: {error.msg}") from None
     if encoding == "utf-8-sig":

@@ -98,6 +98,12 @@ def venv(name: str, packages: list[str]) -> Path:
     return path
 
 
+def installed_version(environment: Path, distribution: str) -> str:
+    snippet = f"import importlib.metadata as m; print(m.version({distribution!r}))"
+    command = [str(environment / "bin" / "python"), "-c", snippet]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
 def corpus(args: argparse.Namespace) -> Path:
     if args.corpus:
         return Path(args.corpus).resolve()
@@ -152,9 +158,10 @@ def main() -> int:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
 
-    from importlib.metadata import version
-
-    flake8_version = version("flake8")
+    # The baseline environment decides the flake8 release; the others install the same one,
+    # so the command needs nothing installed where it is started.
+    plain = venv("plain", ["flake8"])
+    flake8_version = installed_version(plain, "flake8")
     root = corpus(args)
     source = root / "src"
     small_dirs = [source / name for name in SMALL if (source / name).exists()]
@@ -164,7 +171,6 @@ def main() -> int:
         f"corpus: {len(files)} files, {lines} lines ({', '.join(d.name for d in small_dirs)}); flake8 {flake8_version}"
     )
 
-    plain = venv("plain", [f"flake8=={flake8_version}"])
     device = venv("device", [f"flake8=={flake8_version}", str(ROOT)])
     torchfix = None if args.skip_torchfix else venv("torchfix", [f"flake8=={flake8_version}", "torchfix"])
     relative = [str(d.relative_to(source)) for d in small_dirs]

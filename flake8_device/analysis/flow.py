@@ -424,9 +424,39 @@ def _path(node: cst.BaseExpression) -> str | None:
     return dotted_name(node)
 
 
+class _Env(dict):  # type: ignore[type-arg]
+    """What is known of each path (``x``, ``self.head``), and which paths are attributes.
+
+    Rebinding ``m`` forgets ``m.head`` and the like; keeping the attribute paths apart
+    makes that independent of how many plain names a long module binds (scanning every
+    key made a 100k-line script quadratic).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.attributes: set[str] = {key for key in self if "." in key}
+
+    def __setitem__(self, key: str, value: Value) -> None:
+        if "." in key:
+            self.attributes.add(key)
+        super().__setitem__(key, value)
+
+    def copy(self) -> _Env:
+        return _Env(self)
+
+    def forget_attributes(self, path: str) -> None:
+        """Drop what is known of ``path.<anything>``."""
+        if not self.attributes:
+            return
+        prefix = path + "."
+        for key in [k for k in self.attributes if k.startswith(prefix)]:
+            self.attributes.discard(key)
+            self.pop(key, None)
+
+
 @dataclass
 class _State:
-    env: dict[str, Value] = field(default_factory=dict)
+    env: _Env = field(default_factory=_Env)
     # Attachments to a moved module awaiting a later move (owner path -> events).
     pending: dict[str, tuple[AttachAfterMove, ...]] = field(default_factory=dict)
     # Names holding a batch transformed on the host in this loop body: name -> (statement, call).
@@ -439,7 +469,7 @@ class _State:
 
     def copy(self) -> _State:
         return _State(
-            dict(self.env), dict(self.pending), dict(self.transformed), self.terminated, dict(self.conditions)
+            self.env.copy(), dict(self.pending), dict(self.transformed), self.terminated, dict(self.conditions)
         )
 
 
@@ -450,7 +480,7 @@ def _join_states(states: Sequence[_State]) -> _State:
         merged.terminated = True
         return merged
     first = live[0]
-    env: dict[str, Value] = {}
+    env = _Env()
     for key in first.env:
         values = [s.env.get(key) for s in live]
         if all(v is not None for v in values):
@@ -650,7 +680,7 @@ class _Interpreter:
         # Other compound statements (match, async variants) are skipped: their
         # bindings are unknown to us, so we forget what we knew of anything they may bind.
         else:
-            self.state.env = {}
+            self.state.env = _Env()
 
     def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine) -> None:
         if isinstance(small, cst.Assign):
@@ -734,9 +764,7 @@ class _Interpreter:
                 self._subscript(target)  # ``host[device_index] = value`` fails like a read
             return
         # Rebinding a name forgets what we knew of its attributes.
-        prefix = path + "."
-        for key in [k for k in self.state.env if k.startswith(prefix)]:
-            del self.state.env[key]
+        self.state.env.forget_attributes(path)
         self.state.env[path] = value
         self._bind_condition(path, value_node, value)
         if value.kind is Kind.ACCEL and isinstance(value_node, cst.Call):
