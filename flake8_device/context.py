@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from flake8_device.analysis import patterns
 from flake8_device.analysis.classes import ClassInfo, ClassTable
 from flake8_device.analysis.defaults import DefaultDeviceSetting, default_device_settings
 from flake8_device.analysis.functions import FunctionTable
@@ -54,9 +55,17 @@ class FileContext:
     reports: list[Report] = field(default_factory=list)
     # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
+    _scope_nodes: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = field(default_factory=dict, repr=False)
 
     def add_report(self, rule: Rule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
         self.reports.append(Report(type(rule), node, fix, fields))
+
+    def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """Every node of a function's (or the module's) own scope, walked once per file."""
+        nodes = self._scope_nodes.get(scope)
+        if nodes is None:
+            nodes = self._scope_nodes[scope] = tuple(patterns.scope_nodes(scope))
+        return nodes
 
     def code_for(self, node: cst.CSTNode) -> str:
         """The source of ``node`` (own outer parentheses excluded), for analysis.

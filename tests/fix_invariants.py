@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from flake8_device.engine import Engine, parses
-from flake8_device.source import LineIndex
+from flake8_device.source import LineIndex, split_lines
 
 
 def edited_lines(engine: Engine, text: str) -> set[int]:
@@ -36,7 +36,8 @@ def fix_problem(engine: Engine, text: str) -> str | None:
     if engine.fix(fixed.text, unsafe_fixes=True).text != fixed.text:
         return "a second fix changes more"
     touched = edited_lines(engine, text)
-    old, new = text.splitlines(keepends=True), fixed.text.splitlines(keepends=True)
+    # Lines as Python counts them (``str.splitlines`` also splits at form feeds and the like).
+    old, new = split_lines(text), split_lines(fixed.text)
     for tag, first, last, new_first, new_last in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
             continue

@@ -39,6 +39,8 @@ FIXTURE_IDS = [str(p.relative_to(FIXTURES)) for p in FIXTURE_FILES]
 GENERATED = settings(
     max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None
 )
+# Generated code may compile with warnings (``1(2)``: "'int' object is not callable").
+QUIET = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 
 def assert_robust(text: str) -> None:
@@ -59,12 +61,14 @@ def top_level_starts(text: str) -> list[int]:
     return [0, *(node.lineno - 1 for node in ast.parse(text).body), text.count("\n")]
 
 
+@QUIET
 @GENERATED
 @given(hypothesmith.from_grammar())
 def test_generated_programs_from_the_grammar(source: str) -> None:
     assert_robust(source)
 
 
+@QUIET
 @GENERATED
 @given(fixture=st.sampled_from(FIXTURE_FILES), generated=hypothesmith.from_node(), where=st.integers(0, 10_000))
 def test_generated_code_spliced_into_fixtures(fixture: Path, generated: str, where: int) -> None:

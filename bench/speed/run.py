@@ -172,6 +172,9 @@ def main() -> int:
     )
 
     device = venv("device", [f"flake8=={flake8_version}", str(ROOT)])
+    # The environment is kept between runs; the code under test is this checkout, as it is now.
+    reinstall = [str(device / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*reinstall, "--no-deps", "--force-reinstall", str(ROOT)], check=True)
     torchfix = None if args.skip_torchfix else venv("torchfix", [f"flake8=={flake8_version}", "torchfix"])
     relative = [str(d.relative_to(source)) for d in small_dirs]
 

@@ -12,6 +12,8 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
+from flake8_device.analysis.symbols import all_statements
+
 _MOVE_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
 _BY_HAND = frozenset({"add_module", "register_module", "register_parameter"})
 
@@ -76,19 +78,9 @@ class ClassTable:
         self._nodes: dict[str, ast.ClassDef] = {}
         self._infos: dict[str, ClassInfo] = {}
         if tree is not None:
-            self._collect(tree.body)
-
-    def _collect(self, body: list[ast.stmt]) -> None:
-        # Statements only (classes are never inside expressions): much cheaper than `ast.walk`.
-        for statement in body:
-            if isinstance(statement, ast.ClassDef):
-                self._nodes.setdefault(statement.name, statement)
-            if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try, ast.With)):
-                self._collect(statement.body)
-                self._collect(getattr(statement, "orelse", []))
-                self._collect(getattr(statement, "finalbody", []))
-                for handler in getattr(statement, "handlers", []):
-                    self._collect(handler.body)
+            for statement in all_statements(tree.body):
+                if isinstance(statement, ast.ClassDef):
+                    self._nodes.setdefault(statement.name, statement)
 
     def node(self, name: str) -> ast.ClassDef | None:
         """The (first) class of that name anywhere in the file."""

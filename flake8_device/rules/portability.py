@@ -124,7 +124,7 @@ class TorchLoadWithoutMapLocation(Rule):
     def _saved_here(self, target: cst.BaseExpression) -> bool:
         scope = self.ctx.current_function or self.ctx.module
         wanted = self.ctx.code_for(target)
-        for other in patterns.scope_nodes(scope):
+        for other in self.ctx.scope_nodes(scope):
             if isinstance(other, cst.Call) and self.ctx.symbols.qualify(other.func) == "torch.save":
                 saved_to = patterns.positional(other, 1) or patterns.keyword(other, "f")
                 if saved_to is not None and self.ctx.code_for(saved_to.value) == wanted:
@@ -402,7 +402,7 @@ class Float64OnMps(Rule):
             return self._mps(node.body, depth + 1) or self._mps(node.orelse, depth + 1)
         if isinstance(node, cst.Name):
             scope = self.ctx.current_function or self.ctx.module
-            for other in patterns.scope_nodes(scope):
+            for other in self.ctx.scope_nodes(scope):
                 if isinstance(other, cst.Assign) and any(
                     isinstance(t.target, cst.Name) and t.target.value == node.value for t in other.targets
                 ):
