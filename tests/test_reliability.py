@@ -306,3 +306,18 @@ def test_configuration_is_read_not_evaluated(tmp_path: Path) -> None:
     write(tmp_path / "setup.cfg", f"[flake8]\ndevice-versions = torch={payload}\n")
     subprocess.run([sys.executable, "-m", "flake8", "train.py"], cwd=tmp_path, capture_output=True)
     assert not planted.exists()
+
+
+def test_a_closed_pipe_is_no_traceback(tmp_path: Path) -> None:
+    """``flake8-device src | head -1``: the reader goes away while findings are printed."""
+    # 2,000 findings of ~110 bytes: more than a pipe holds (64 KiB), so printing must fail.
+    write(tmp_path / "many.py", BUG + "model.tail = nn.Linear(2, 2)\n" * 2_000)
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "flake8_device", "many.py"], cwd=tmp_path, stdout=writer, stderr=subprocess.PIPE
+        )
+    finally:
+        os.close(writer)
+    assert result.returncode == 2 and b"Traceback" not in result.stderr, result.stderr
