@@ -25,22 +25,14 @@ from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from corpus import SMALL, corpus  # noqa: E402 - shared by the benchmarks
+from corpus import projects as corpus_projects  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 VERDICTS = HERE / "verdicts.json"
 FINDINGS = HERE / "findings.md"
-FETCH = ROOT.parent / "shared" / "corpus" / "fetch.sh"
-SMALL = ("accelerate", "pytorch_lightning", "timm", "torchmetrics")
-FULL = (*SMALL, "mosaicml", "kornia", "transformers")
 VERDICT_KINDS = ("real bug", "harmless but correct", "false positive")
-
-
-def corpus(args: argparse.Namespace) -> Path:
-    if args.corpus:
-        return Path(args.corpus).resolve()
-    destination = ROOT / "bench" / ".work" / f"corpus-{args.size}"
-    if not (destination / "MANIFEST.tsv").exists():
-        subprocess.run(["bash", str(FETCH), str(destination), args.size], check=True)
-    return destination
 
 
 def lint(source: Path, projects: list[str]) -> list[dict[str, object]]:
@@ -56,9 +48,9 @@ def main() -> int:
     parser.add_argument("--corpus", help="a directory made by fetch.sh (default: fetch into bench/.work)")
     parser.add_argument("--size", choices=("small", "full"), default="full")
     args = parser.parse_args()
-    root = corpus(args)
+    root = corpus(args.size, args.corpus)
     source = root / "src"
-    projects = [name for name in (FULL if args.size == "full" else SMALL) if (source / name).exists()]
+    projects = corpus_projects(source, args.size)
     manifest = {
         row.split("\t")[0]: row.split("\t")
         for row in (root / "MANIFEST.tsv").read_text().splitlines()[1:]

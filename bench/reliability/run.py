@@ -33,30 +33,14 @@ from flake8_device.registry import all_rules
 from flake8_device.source import SourceError, decode_source
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench")]
+from corpus import corpus, projects  # noqa: E402 - shared by the benchmarks
 from fix_invariants import fix_problem  # noqa: E402 - the tests' own check, shared
 
-FETCH = ROOT.parent / "shared" / "corpus" / "fetch.sh"
 ENGINE = Engine(list(all_rules()))
 ERROR_LINE = re.compile(r"^flake8-device: (?P<path>.+?): (?P<message>.+)$")
 # What the CLI prints on stderr besides errors: the summary and fix counts.
 SUMMARY_LINE = re.compile(r"^(Found|Fixed|Would fix|No) ")
-
-
-SMALL = ("accelerate", "pytorch_lightning", "timm", "torchmetrics")
-
-
-def corpus(size: str) -> tuple[Path, list[str]]:
-    """The corpus sources and the project directories of ``size`` (a full fetch serves both)."""
-    work = ROOT / "bench" / ".work"
-    fetched = [work / f"corpus-{name}" for name in (("full", "small") if size == "small" else ("full",))]
-    destination = next((d for d in fetched if (d / "MANIFEST.tsv").exists()), None)
-    if destination is None:
-        destination = work / f"corpus-{size}"
-        subprocess.run(["bash", str(FETCH), str(destination), size], check=True)
-    source = destination / "src"
-    projects = sorted(d.name for d in source.iterdir() if d.is_dir())
-    return source, [p for p in projects if size == "full" or p in SMALL]
 
 
 def python_files(tree: Path, parts: list[str]) -> list[Path]:
@@ -131,7 +115,11 @@ def main() -> int:
     parser.add_argument("--size", choices=("small", "full"), default="full")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    trees = {f"corpus ({args.size})": corpus(args.size), "stdlib": (Path(sysconfig.get_paths()["stdlib"]), ["."])}
+    source = corpus(args.size) / "src"
+    trees = {
+        f"corpus ({args.size})": (source, projects(source, args.size)),
+        "stdlib": (Path(sysconfig.get_paths()["stdlib"]), ["."]),
+    }
     crashes: list[str] = []
     total_files = total_lines = 0
     for label, (tree, parts) in trees.items():

@@ -38,10 +38,8 @@ from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WORK = ROOT / "bench" / ".work"
-FETCH = ROOT.parent / "shared" / "corpus" / "fetch.sh"
-SMALL = ("accelerate", "pytorch_lightning", "timm", "torchmetrics")
-FULL = (*SMALL, "mosaicml", "kornia", "transformers")
+sys.path.insert(0, str(ROOT / "bench"))
+from corpus import FULL, SMALL, WORK, corpus  # noqa: E402 - shared by the benchmarks
 
 
 @dataclass
@@ -104,15 +102,6 @@ def installed_version(environment: Path, distribution: str) -> str:
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def corpus(args: argparse.Namespace) -> Path:
-    if args.corpus:
-        return Path(args.corpus).resolve()
-    destination = WORK / f"corpus-{args.size}"
-    if not (destination / "MANIFEST.tsv").exists():
-        subprocess.run(["bash", str(FETCH), str(destination), args.size], check=True)
-    return destination
-
-
 def python_files(directories: list[Path]) -> list[Path]:
     return sorted(p for d in directories for p in d.rglob("*.py"))
 
@@ -162,7 +151,7 @@ def main() -> int:
     # so the command needs nothing installed where it is started.
     plain = venv("plain", ["flake8"])
     flake8_version = installed_version(plain, "flake8")
-    root = corpus(args)
+    root = corpus(args.size, args.corpus)
     source = root / "src"
     small_dirs = [source / name for name in SMALL if (source / name).exists()]
     files = python_files(small_dirs)
