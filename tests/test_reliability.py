@@ -24,14 +24,15 @@ from hypothesis import strategies as st
 from cli_support import BUG, FIXED, run, run_bytes, write
 from fix_invariants import fix_problem
 from fixture_support import FIXTURES, Fixture
+from flake8_device import files
 from flake8_device.config import AnalysisConfig
 from flake8_device.engine import Engine
-from flake8_device import files
 from flake8_device.files import FileError, write_atomically
 from flake8_device.registry import all_rules
 from flake8_device.runner import Options, check_file
 from flake8_device.selection import Selection
 
+TORCH = "import torch\nfrom torch import nn\n"
 # Every rule, the off-by-default ones too: the more code paths, the better.
 ENGINE = Engine(list(all_rules()))
 FIXTURE_FILES = sorted(FIXTURES.rglob("*.py"))
@@ -58,7 +59,9 @@ def assert_robust(text: str) -> None:
 
 def top_level_starts(text: str) -> list[int]:
     """0-based line numbers where a top-level statement starts (safe places to insert code)."""
-    return [0, *(node.lineno - 1 for node in ast.parse(text).body), text.count("\n")]
+    body = ast.parse(text).body
+    starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]) - 1 for node in body]
+    return [0, *starts, text.count("\n")]
 
 
 @QUIET
@@ -132,7 +135,6 @@ def test_fixes_change_only_the_lines_they_report(path: Path) -> None:
 
 INDENTED_BUG = "def build(device):\n\tmodel = nn.Linear(4, 2)\n\tmodel.to(device)\n\tmodel.head = nn.Linear(2, 2)\n"
 INDENTED_FIXED = INDENTED_BUG.replace("nn.Linear(2, 2)\n", "nn.Linear(2, 2).to(device)\n")
-HEADER = "import torch\nfrom torch import nn\n"
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
@@ -144,7 +146,7 @@ def test_fix_keeps_encoding_bom_newlines_tabs_and_final_newline(
     def render(body: str) -> bytes:
         cookie = "" if encoding.startswith("utf-8") else f"# -*- coding: {encoding} -*-\n"
         text = cookie + "# caf\xe9 \u2014 na\xefve\n".replace("\u2014", "-" if encoding == "latin-1" else "\u2014")
-        text = (text + HEADER + body).replace("\n", newline)
+        text = (text + TORCH + body).replace("\n", newline)
         if not final_newline:
             text = text[: -len(newline)]
         return text.encode(encoding)
@@ -176,7 +178,6 @@ def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
 
 # -- bad input ------------------------------------------------------------------------------------------
 
-TORCH = "import torch\nfrom torch import nn\n"
 BAD_INPUTS = {
     "null byte": (TORCH + "x = torch.zeros(3)\0\n").encode(),
     "undecodable": TORCH.encode() + b"x = '\xff\xfe'\n",
@@ -223,10 +224,15 @@ def test_a_huge_file_is_checked(tmp_path: Path) -> None:
 
 
 def test_the_deepest_nesting_python_allows_is_checked(tmp_path: Path) -> None:
-    nested = "".join("    " * depth + "if flag:\n" for depth in range(99)) + "    " * 99 + "model.cuda()\n"
-    write(tmp_path / "deep.py", TORCH + "flag = True\n" + nested)
+    depth = 98  # Python allows 100 levels of indentation
+    nested = "".join("    " * level + "if flag:\n" for level in range(depth))
+    body = ("model = nn.Linear(4, 2)", "model.to(device)", "model.head = nn.Linear(2, 2)")
+    nested += "".join("    " * depth + statement + "\n" for statement in body)
+    write(tmp_path / "deep.py", TORCH + "flag, device = True, torch.device('cuda')\n" + nested)
     result = run("deep.py", cwd=tmp_path)
-    assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    line, column = 3 + depth + len(body), 4 * depth + len("model.head = ") + 1
+    assert result.stdout.startswith(f"deep.py:{line}:{column}: DEV101 "), result.stdout
 
 
 def test_symlink_loops_dangling_links_and_unreadable_files(tmp_path: Path) -> None:
