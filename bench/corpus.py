@@ -33,3 +33,12 @@ def corpus(size: str, given: str | None = None) -> Path:
 def projects(source: Path, size: str) -> list[str]:
     """The project directories of ``size`` present under ``source``."""
     return [name for name in (FULL if size == "full" else SMALL) if (source / name).exists()]
+
+
+def python_files(directories: list[Path]) -> list[Path]:
+    """The ``.py`` files under ``directories``, sorted (installed packages beside a stdlib left out)."""
+    return sorted(p for d in directories for p in d.rglob("*.py") if "site-packages" not in p.parts)
+
+
+def line_count(files: list[Path]) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in files)

@@ -34,17 +34,13 @@ from flake8_device.source import SourceError, decode_source
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench")]
-from corpus import corpus, projects  # noqa: E402 - shared by the benchmarks
+from corpus import corpus, line_count, projects, python_files  # noqa: E402 - shared by the benchmarks
 from fix_invariants import fix_problem  # noqa: E402 - the tests' own check, shared
 
 ENGINE = Engine(list(all_rules()))
 ERROR_LINE = re.compile(r"^flake8-device: (?P<path>.+?): (?P<message>.+)$")
 # What the CLI prints on stderr besides errors: the summary and fix counts.
 SUMMARY_LINE = re.compile(r"^(Found|Fixed|Would fix|No) ")
-
-
-def python_files(tree: Path, parts: list[str]) -> list[Path]:
-    return sorted(p for part in parts for p in (tree / part).rglob("*.py") if "site-packages" not in p.parts)
 
 
 def compiles(path: Path) -> bool:
@@ -124,8 +120,8 @@ def main() -> int:
     total_files = total_lines = 0
     for label, (tree, parts) in trees.items():
         start = time.perf_counter()
-        files = python_files(tree, parts)
-        lines = sum(p.read_bytes().count(b"\n") for p in files)
+        files = python_files([tree / part for part in parts])
+        lines = line_count(files)
         cli_crashes, refused, with_findings = check_cli(tree, parts, args.jobs)
         flake8_problems = check_flake8(tree, parts, args.jobs)
         fix_problems = [problem for path in sorted(with_findings) if (problem := check_fix(path))]

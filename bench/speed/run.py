@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from corpus import FULL, SMALL, WORK, corpus  # noqa: E402 - shared by the benchmarks
+from corpus import WORK, corpus, line_count, projects, python_files  # noqa: E402 - shared by the benchmarks
 
 
 @dataclass
@@ -102,14 +102,6 @@ def installed_version(environment: Path, distribution: str) -> str:
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def python_files(directories: list[Path]) -> list[Path]:
-    return sorted(p for d in directories for p in d.rglob("*.py"))
-
-
-def line_count(files: list[Path]) -> int:
-    return sum(p.read_bytes().count(b"\n") for p in files)
-
-
 PARSE_SNIPPET = """
 import sys, time, libcst
 paths = sys.argv[1:]
@@ -153,7 +145,7 @@ def main() -> int:
     flake8_version = installed_version(plain, "flake8")
     root = corpus(args.size, args.corpus)
     source = root / "src"
-    small_dirs = [source / name for name in SMALL if (source / name).exists()]
+    small_dirs = [source / name for name in projects(source, "small")]
     files = python_files(small_dirs)
     lines = line_count(files)
     print(
@@ -217,7 +209,7 @@ def main() -> int:
 
     memory: dict[str, int] = {"small": series["flake8-device CLI"].samples[0].max_rss_kib}
     if args.size == "full":
-        full_dirs = [str(d.relative_to(source)) for d in (source / n for n in FULL) if d.exists()]
+        full_dirs = projects(source, "full")
         full_files = python_files([source / d for d in full_dirs])
         full = run_measured([str(device / "bin" / "flake8-device"), "-j1", "--exit-zero", *full_dirs], cwd=source)
         memory["full"] = full.max_rss_kib
