@@ -311,7 +311,7 @@ def test_synced_logs_of_host_tensors_in_lightning_modules_only() -> None:
             def step(self):
                 self.log("a", torch.tensor(1.0), sync_dist=True)
         """
-    events = analyse(source).events_of(flow.SyncedLogOnHost)
+    events = analyse(source).events_of(flow.events.SyncedLogOnHost)
     assert [e.tensor.expr.value if isinstance(e.tensor.expr, cst.Name) else "x.cpu()" for e in events] == [
         "a",
         "x.cpu()",
@@ -339,7 +339,7 @@ def test_wrapping_a_module_still_on_the_host() -> None:
             return model
         """
     analysis = analyse(source)
-    wrapped = analysis.events_of(flow.WrappedUnmoved)
+    wrapped = analysis.events_of(flow.events.WrappedUnmoved)
     assert [(e.function.name.value if e.function else None, e.wrapper.rsplit(".", 1)[-1]) for e in wrapped] == [
         ("a", "DistributedDataParallel"),
         ("d", "DataParallel"),

@@ -105,7 +105,7 @@ def test_eager_optimizer_state_then_move() -> None:
         opt = torch.optim.Adagrad(model.parameters())
         model.to(device)
         """
-    ).events_of(flow.OptimizerStateBeforeMove)
+    ).events_of(flow.events.OptimizerStateBeforeMove)
     assert [(e.optimizer.owner, e.adjacent) for e in events] == [("model", True)]
 
 
@@ -141,7 +141,7 @@ def test_state_loaded_on_one_path_is_reported() -> None:
             opt.load_state_dict(checkpoint["optimizer"])
         model = model.to(device)
         """
-    (event,) = analyse(body).events_of(flow.OptimizerStateBeforeMove)
+    (event,) = analyse(body).events_of(flow.events.OptimizerStateBeforeMove)
     assert event.optimizer.built_by is not None and not event.adjacent
 
 
@@ -198,7 +198,7 @@ def test_unmoved_weights_meet_device_predictions() -> None:
         metric = torchmetrics.MeanSquaredError()
         metric.update(out, out)
         """
-    events = analyse(body).events_of(flow.UnmovedLossOrMetric)
+    events = analyse(body).events_of(flow.events.UnmovedLossOrMetric)
     assert [type(e.construction.func).__name__ for e in events] == ["Attribute", "Attribute"]
     assert {e.construction.func.attr.value for e in events} == {"CrossEntropyLoss", "MeanSquaredError"}
 
@@ -329,7 +329,7 @@ def test_device_type_tests_resolve_to_the_device_choice() -> None:
 
 def test_device_choice_mismatch_only_with_a_condition_involved() -> None:
     def mismatches(body: str) -> int:
-        return len(analyse(body).events_of(flow.DeviceChoiceMismatch))
+        return len(analyse(body).events_of(flow.events.DeviceChoiceMismatch))
 
     model_on_availability = "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nm = nn.Linear(2, 2).to(device)\n"
     assert mismatches(model_on_availability + "x = torch.ones(2)\nif args.cuda:\n    x = x.cuda()\nm(x)") == 1

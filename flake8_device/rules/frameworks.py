@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from flake8_device import markers as marker
-from flake8_device.analysis import flow as events
+from flake8_device.analysis.flow import events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, functions_with_owners
 from flake8_device.analysis.scope import device_variable

@@ -1,0 +1,86 @@
+"""What every part of the interpreter may use: its attributes, and the methods the parts share.
+
+The interpreter is one class assembled from mixins, one per job (see :mod:`.interpreter`); this
+base declares what they read of each other, so that each module stays readable on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from flake8_device.analysis.flow.state import State
+
+if TYPE_CHECKING:
+    from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.flow.events import Event, Operand
+    from flake8_device.analysis.flow.values import Value
+    from flake8_device.analysis.symbols import Symbols
+    from flake8_device.context import FileContext
+
+
+class InterpreterBase:
+    analysis: FlowAnalysis
+    ctx: FileContext
+    symbols: Symbols
+    function: cst.FunctionDef | None
+    owner: cst.ClassDef | None
+    path: tuple[str, ...]
+    state: State
+    # False while iterating a loop to its fixed point: events are not recorded then.
+    record: bool
+    # Depth of ``with torch.no_grad():`` blocks around the statement.
+    no_grad: int
+    loop_depth: int
+    # The name of ``self`` in a method.
+    self_name: str | None
+    # The simple statement being interpreted (None inside compound-statement headers).
+    statement: cst.SimpleStatementLine | None
+    in_module_class: bool
+    in_lightning_module: bool
+    # The file uses a library that places models and batches itself (Accelerate, Fabric).
+    uses_auto_placement: bool
+
+    if TYPE_CHECKING:
+
+        def _emit(self, event: Event, key_node: cst.CSTNode) -> None: ...
+
+        def _eval(self, node: cst.BaseExpression) -> Value: ...
+
+        def _value_of(self, node: cst.BaseExpression) -> Value: ...
+
+        def _attribute(self, node: cst.Attribute) -> Value: ...
+
+        def _subscript(self, node: cst.Subscript) -> Value: ...
+
+        def _meet(
+            self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool
+        ) -> None: ...
+
+        # calls
+        def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value: ...
+
+        # placement
+        def _move(self, node: cst.Call, receiver: Value) -> Value | None: ...
+
+        def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value: ...
+
+        def _device_value(self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None) -> Value | None: ...
+
+        def _move_suffix(self, node: cst.Call) -> str | None: ...
+
+        # conditions
+        def _device_choice(self, node: cst.BaseExpression) -> str | None: ...
+
+        # checks
+        def _use(self, node: cst.BaseExpression) -> None: ...
+
+        def _moved(self, path: str) -> None: ...
+
+        def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None: ...
+
+        def _attach_call(
+            self, owner_expr: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, method: str = ""
+        ) -> None: ...

@@ -1,0 +1,395 @@
+"""Calls: torch functions and factories, methods of tensors and modules, and calling a module."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow.base import InterpreterBase
+from flake8_device.analysis.flow.events import HostMeetsInput, InputNotMoved, NumpyOnAccel, Operand, WrappedUnmoved
+from flake8_device.analysis.flow.knowledge import (
+    ATTACH_METHODS,
+    CROSS_DEVICE_METHODS,
+    LIST_ATTACH_METHODS,
+    LOSS_NAME,
+    METRIC_NAME,
+    MODULE_FACTORIES,
+    PLACEMENT_KEYWORDS,
+    TRANSFORM_MODULES,
+)
+from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
+from flake8_device.analysis.flow.values import (
+    NEUTRAL,
+    UNKNOWN,
+    Kind,
+    OptimizerState,
+    Value,
+    common_device,
+    tensorish,
+)
+from flake8_device.analysis.symbols import dotted_name
+
+
+class CallsMixin(InterpreterBase):
+    def _call(self, node: cst.Call) -> Value:
+        func = node.func
+        qualified = self.symbols.qualify(func)
+        if isinstance(func, cst.Attribute) and qualified is None:
+            receiver_value = self._eval(func.value)
+            return self._method_call(node, func.value, func.attr.value, receiver_value)
+        callee = self._eval(func) if qualified is None else UNKNOWN
+        arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
+        name = last_name(func) or ""
+        if qualified in torch_api.DIST_COLLECTIVES and name == qualified.rsplit(".", 1)[-1]:
+            self._check_collective(node, qualified, arguments)  # (written under its own name, not an alias)
+        if name in self.ctx.config.move_functions:
+            return self._helper_move(node, arguments)
+        if qualified in ("numpy.asarray", "numpy.array") and arguments:
+            first = arguments[0]
+            if first.value.kind is Kind.ACCEL and tensorish(first.value):
+                self._emit(NumpyOnAccel(node, first, node.func), node)
+            return NEUTRAL
+        if qualified is not None:
+            known = self._torch_call(node, qualified, arguments)
+            if known is not None:
+                return known
+        if isinstance(func, cst.Name):
+            if name == "setattr" and len(node.args) >= 3:
+                self._attach_call(node.args[0].value, node.args[2].value, arguments[2].value)
+                return NEUTRAL
+            if self.symbols.is_local_module_class(name):
+                return self._new_module(node, stateful=True)
+        for argument in arguments:
+            if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
+                self._use(argument.expr)
+        return self._call_value(node, callee, arguments, name)
+
+    def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
+        """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
+        if path_of(node.func) is not None:
+            self._use(node.func)
+        if callee.instance_of is not None:
+            self._check_helper(node, callee, "__call__", arguments)
+            return UNKNOWN
+        tensors = [a for a in arguments if tensorish(a.value)]
+        if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name):
+            self._check_unmoved_state(node, callee, tensors)
+            self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
+            return common_device(tensors)
+        if callee.module is True:
+            self._check_device_choice(node, callee, arguments)
+        if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
+            return UNKNOWN
+        if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
+            for argument in arguments:
+                value = argument.value
+                if value.kind is Kind.HOST and not value.scalar and value.module is not True:
+                    self._emit(InputNotMoved(node, Operand(node.func, callee), argument), argument.expr)
+            return Value(
+                Kind.ACCEL,
+                device=callee.device,
+                move=callee.move,
+                module=False,
+                origin=callee.origin,
+                grad=self.no_grad == 0,
+                condition=callee.condition,
+            )
+        if callee.kind is Kind.HOST and callee.module is True and callee.stateful:
+            self._meet(
+                node,
+                [Operand(node.func, replace(callee, module=False)), *tensors],
+                f"`{self.ctx.code_for(node.func)}(...)`",
+                arithmetic=False,
+            )
+            return UNKNOWN
+        if callee.kind is Kind.INPUT and callee.module is True:
+            for argument in tensors:
+                if argument.value.kind is Kind.HOST and not argument.value.scalar:
+                    self._emit(
+                        HostMeetsInput(
+                            argument,
+                            Operand(node.func, callee),
+                            f"`{self.ctx.code_for(node.func)}(...)`",
+                            self.function,
+                        ),
+                        argument.expr,
+                    )
+            return Value(Kind.INPUT, module=False)
+        return UNKNOWN
+
+    def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
+        arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
+        if method in ("log", "log_dict") and self.in_lightning_module and path_of(base) == self.self_name:
+            self._check_synced_log(node, method)
+        if method in ("to", "cuda", "cpu"):
+            moved = self._move(node, receiver)
+            return moved if moved is not None else UNKNOWN
+        if method in self.ctx.config.move_functions:
+            return self._helper_move(node, arguments)
+        if method in ATTACH_METHODS and len(node.args) >= 2:
+            self._attach_call(base, node.args[1].value, arguments[1].value, method)
+            return NEUTRAL
+        if method in LIST_ATTACH_METHODS and node.args:
+            root = root_path(base)
+            if root is not None and isinstance(base, cst.Attribute):
+                self._attach_call(base, node.args[-1].value, arguments[-1].value, method)
+            return NEUTRAL
+        if method == "numpy" and receiver.kind is Kind.ACCEL and tensorish(receiver):
+            self._emit(NumpyOnAccel(node, Operand(base, receiver), node.func.attr), node)  # type: ignore[attr-defined]
+            return NEUTRAL
+        if receiver.instance_of is not None:
+            self._check_helper(node, receiver, method, arguments)
+            return UNKNOWN
+        if receiver.generator:
+            # ``torch.Generator(device=d).manual_seed(0)`` is the same generator.
+            return receiver if method in ("manual_seed", "set_state") else NEUTRAL
+        if receiver.optimizer is not None:
+            if method == "load_state_dict":
+                self._optimizer_state_loaded(node, base, receiver)
+            return NEUTRAL
+        if method == "update" and (receiver.compares or METRIC_NAME.search(last_name(base) or "")):
+            tensors = [a for a in arguments if tensorish(a.value)]
+            self._check_unmoved_state(node, receiver, tensors)
+            self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
+            return NEUTRAL
+        if method in torch_api.RANDOM_METHODS and tensorish(receiver):
+            self._check_generator(node, arguments, receiver, f"it fills `{self.ctx.describe(base)}`")
+        index_operand = None
+        index_spec = torch_api.INDEX_METHODS.get(method)
+        if index_spec is not None and tensorish(receiver):
+            index_operand = argument_at(node, arguments, index_spec[0], index_spec[1])
+            if index_operand is not None:
+                self._check_index_operation(node, Operand(base, receiver), index_operand, f"`.{method}()`")
+        if tensorish(receiver):
+            if method in torch_api.NON_TENSOR_METHODS:
+                return NEUTRAL
+            if method in torch_api.NEW_METHODS:
+                return replace(receiver, origin=node, scalar=False, grad=False, batch=False)
+            if method in torch_api.DEVICE_PRESERVING_METHODS:
+                others = [a for a in arguments if tensorish(a.value) and a is not index_operand]
+                tensors = [Operand(base, receiver), *others]
+                if method not in CROSS_DEVICE_METHODS:
+                    self._meet(node, tensors, f"`.{method}()`", arithmetic=True)
+                reduces = method in (
+                    "sum",
+                    "mean",
+                    "max",
+                    "min",
+                    "prod",
+                    "norm",
+                    "std",
+                    "var",
+                    "all",
+                    "any",
+                    "amax",
+                    "amin",
+                ) or (method in ("argmax", "argmin") and not node.args)
+                return replace(
+                    receiver,
+                    scalar=receiver.scalar or reduces,
+                    grad=receiver.grad and method not in ("detach",),
+                    batch=False,
+                )
+        if (
+            receiver.kind is Kind.CONDITIONAL
+            and receiver.module is not True
+            and method in torch_api.DEVICE_PRESERVING_METHODS
+        ):
+            return replace(receiver, origin=node)  # ``x.float()`` stays where ``x`` is
+        if receiver.kind is Kind.HOST and receiver.batch:
+            return UNKNOWN
+        if receiver.module is True and method in (
+            "eval",
+            "train",
+            "requires_grad_",
+            "float",
+            "half",
+            "double",
+            "bfloat16",
+        ):
+            return receiver  # modules return themselves
+        # ``self.emb(pos)``, ``self.criterion(out, y)``: calling a module held in an attribute.
+        callee = self._attribute(node.func) if isinstance(node.func, cst.Attribute) else UNKNOWN
+        if (
+            callee.module is True
+            or callee.compares
+            or callee.instance_of is not None
+            or LOSS_NAME.search(method)
+            or METRIC_NAME.search(method)
+        ):
+            return self._call_value(node, callee, arguments, method)
+        return UNKNOWN
+
+    def _torch_call(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value | None:
+        if patterns.keyword(node, "generator") is not None:
+            target = self._random_target(node, qualified, arguments)
+            if target is not None:
+                self._check_generator(node, arguments, *target)
+        if qualified in torch_api.TENSOR_FACTORIES:
+            device = patterns.keyword(node, "device")
+            if device is not None:
+                return self._device_value(device.value, node, module=False) or UNKNOWN
+            return Value(Kind.HOST, module=False, origin=node, scalar=patterns.maybe_zero_dim_factory(node, qualified))
+        if qualified in torch_api.LIKE_FACTORIES:
+            device = patterns.keyword(node, "device")
+            if device is not None:
+                return self._device_value(device.value, node, module=False) or UNKNOWN
+            if arguments:
+                return replace(arguments[0].value, origin=node, scalar=False, grad=False, batch=False)
+            return UNKNOWN
+        if qualified in torch_api.PARAMETER_CLASSES:
+            return replace(arguments[0].value, grad=True) if arguments else UNKNOWN
+        if qualified in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
+            return arguments[0].value if arguments else UNKNOWN  # a no-op wrapper since PyTorch 0.4
+        if qualified in torch_api.GENERATOR_CLASSES:
+            device = patterns.keyword(node, "device") or patterns.positional(node, 0)
+            if device is None:
+                return Value(Kind.HOST, module=False, origin=node, generator=True)
+            placed = self._device_value(device.value, node, module=False)
+            return replace(placed, generator=True) if placed is not None else UNKNOWN
+        if torch_api.is_optimizer_class(qualified):
+            return self._new_optimizer(node, qualified, arguments)
+        if qualified == "torch.utils.data.DataLoader" or qualified.endswith(".DataLoader"):
+            return Value(Kind.LOADER, module=False)
+        if qualified in ("torch.device",):
+            return NEUTRAL
+        if qualified.startswith(TRANSFORM_MODULES) and qualified.rsplit(".", 1)[-1][:1].isupper():
+            return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
+        if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
+            inner = arguments[0].value if arguments else UNKNOWN
+            if inner.kind is Kind.HOST and inner.module is True and not node.args[0].star:
+                self._emit(WrappedUnmoved(node, arguments[0], qualified, self.function, self.statement), node)
+            return replace(inner, scatters_inputs=True) if inner.module is not False else UNKNOWN
+        if torch_api.is_nn_module_class(qualified):
+            is_loss = qualified.endswith("Loss")
+            weights = [w for w in (argument_at(node, arguments, None, k) for k in ("weight", "pos_weight")) if w]
+            if is_loss and weights:
+                return self._weighted_loss(node, weights)
+            stateful = (qualified in torch_api.STATEFUL_NN_MODULES) or not is_loss
+            return self._new_module(node, stateful=stateful, compares=is_loss)
+        if MODULE_FACTORIES.match(qualified):
+            return self._new_module(node, stateful=True)
+        if qualified.startswith("torchmetrics.") and qualified.rsplit(".", 1)[-1][:1].isupper():
+            # Metrics with tensor state (summed in place by `update`) must be moved like modules.
+            tensor_state = torch_api.is_tensor_state_metric(qualified) and not any(
+                patterns.keyword(node, k) is not None for k in torch_api.LIST_STATE_METRIC_KEYWORDS
+            )
+            return Value(Kind.HOST, module=True, stateful=tensor_state, compares=True, origin=node)
+        if qualified.startswith(("torch.", "torchmetrics.functional.")) and not qualified.startswith(
+            ("torch.cuda.", "torch.distributed.", "torch.backends.", "torch._")
+        ):
+            tensors = [a for a in arguments if tensorish(a.value)]
+            listed = [
+                Operand(e.value, self._value_of(e.value))
+                for a in node.args
+                if isinstance(a.value, (cst.List, cst.Tuple))
+                for e in a.value.elements
+            ]
+            tensors += [o for o in listed if tensorish(o.value)]
+            index_spec = torch_api.INDEX_FUNCTIONS.get(qualified)
+            if index_spec is not None:
+                indexed = argument_at(node, arguments, index_spec[0], "input")
+                index = argument_at(node, arguments, index_spec[1], index_spec[2])
+                if indexed is not None and index is not None:
+                    self._check_index_operation(node, indexed, index, f"`{self.ctx.code_for(node.func)}`")
+                    tensors = [t for t in tensors if t is not index]
+            strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
+            self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
+            if qualified in torch_api.TENSOR_TRANSFORMS:
+                return common_device(tensors)
+            return UNKNOWN
+        return None
+
+    def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
+        placed = next(
+            (patterns.keyword(node, k) for k in PLACEMENT_KEYWORDS if patterns.keyword(node, k) is not None), None
+        )
+        if placed is not None:
+            device = self._device_value(placed.value, node, module=True)
+            return device if device is not None else Value(Kind.UNKNOWN, module=True)
+        return Value(Kind.HOST, module=True, stateful=stateful, origin=node, compares=compares)
+
+    # -- optimizers (DEV301) ---------------------------------------------------------------
+
+    def _new_optimizer(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value:
+        params = argument_at(node, arguments, 0, "params")
+        owner = self._parameters_owner(params.expr) if params is not None else None
+        if owner is None:
+            return UNKNOWN
+        built_by = node if qualified in torch_api.EAGER_STATE_OPTIMIZERS and self._owner_on_host(owner) else None
+        # Kind HOST with an `optimizer`: never a tensor (see `_tensorish`), never a module.
+        return Value(Kind.HOST, module=None, origin=node, optimizer=OptimizerState(owner, built_by, self.statement))
+
+    def _parameters_owner(self, node: cst.BaseExpression) -> str | None:
+        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())`` and param groups."""
+        if isinstance(node, cst.Call):
+            if patterns.method_name(node) in ("parameters", "named_parameters"):
+                base = patterns.receiver(node)
+                return path_of(base) if base is not None and not node.args else None
+            if dotted_name(node.func) in ("filter", "list", "tuple") and node.args and not node.args[-1].star:
+                return self._parameters_owner(node.args[-1].value)
+            return None
+        if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
+            return None
+        owners: list[str | None] = []
+        for element in node.elements:
+            value = element.value
+            if isinstance(value, cst.Dict):
+                found = [
+                    self._parameters_owner(e.value)
+                    for e in value.elements
+                    if isinstance(e, cst.DictElement) and patterns.string_value(e.key) == "params"
+                ]
+                owners.append(found[0] if len(found) == 1 else None)
+            else:
+                owners.append(self._parameters_owner(value))
+        if any(o is None for o in owners):
+            return None
+        parts = [o.split(".") for o in owners if o is not None]
+        common: list[str] = []
+        for segments in zip(*parts):
+            if len(set(segments)) != 1:
+                break
+            common.append(segments[0])
+        return ".".join(common) or None
+
+    def _weighted_loss(self, node: cst.Call, weights: list[Operand]) -> Value:
+        """A loss with class weights keeps them (as a buffer) wherever the weights are."""
+        values = [
+            # A class-weight vector is never 0-dim (only `pos_weight` may be a single number).
+            replace(w.value, scalar=False) if keyword_of(node, w) == "weight" else w.value
+            for w in weights
+            if w.value.kind is not Kind.NEUTRAL
+        ]
+        if not values:
+            return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)
+        accel = next((v for v in values if v.kind is Kind.ACCEL and tensorish(v)), None)
+        if accel is not None:
+            return Value(
+                Kind.ACCEL,
+                device=accel.device,
+                move=accel.move,
+                origin=node,
+                module=True,
+                compares=True,
+                condition=accel.condition,
+            )
+        if all(v.kind is Kind.HOST and tensorish(v) for v in values):
+            holds_tensors = any(not v.scalar for v in values)
+            return Value(Kind.HOST, module=True, stateful=holds_tensors, compares=True, origin=node)
+        return Value(Kind.UNKNOWN, module=True, compares=True)
+
+    def _helper_instance(self, node: cst.BaseExpression) -> Value | None:
+        """``norm = Normalize(...)``: an instance of a helper class keeping host constants.
+
+        Only a constructor assigned as it is (the DEV307 marker, ``= Normalize(``, must hold)."""
+        if not isinstance(node, cst.Call) or node.lpar or not isinstance(node.func, cst.Name):
+            return None
+        name = node.func.value
+        if not name[:1].isupper() or self.analysis.helpers.get(name) is None:
+            return None
+        for argument in node.args:
+            self._eval(argument.value)
+        return Value(Kind.UNKNOWN, instance_of=name, origin=node)

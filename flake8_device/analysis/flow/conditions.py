@@ -1,0 +1,229 @@
+"""Device conditions and device choices: ``if args.cuda:``, ``"cuda" if use_gpu else "cpu"``.
+
+The interpreter remembers names bound to a condition that chooses a device, and values placed on
+the accelerator exactly when such a condition holds (``Kind.CONDITIONAL``), so that a model and its
+inputs chosen under different conditions can be told apart from ones chosen together.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from flake8_device.analysis import patterns
+from flake8_device.analysis.flow.base import InterpreterBase
+from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, DEVICE_NAME
+from flake8_device.analysis.flow.state import State
+from flake8_device.analysis.flow.syntax import last_name, path_of
+from flake8_device.analysis.flow.values import ALWAYS, Kind, Value, movable_pair
+from flake8_device.analysis.symbols import dotted_name
+
+# A condition that chooses a device names one (``args.cuda``, ``use_gpu``, ``device.type == "cpu"``);
+# other conditions are not device choices.  ("device" alone is not enough: it is in every `.to(device)`,
+# and the DEV306 marker built from these words would select nearly every unit.)
+# Spelled out in three cases rather than with `re.I`, which makes `re` several times slower.
+DEVICE_CONDITION_WORDS = "|".join(
+    spelling
+    for word in ("cuda", "gpu", "cpu", "mps", "xpu", "npu", "accel")
+    for spelling in (word, word.upper(), word.capitalize())
+)
+DEVICE_CONDITION = re.compile(DEVICE_CONDITION_WORDS)
+
+
+def condition_shaped(node: cst.BaseExpression) -> bool:
+    """A flag: ``a and b``, ``not a``, ``args.cuda``, ``torch.cuda.is_available()``, ``x == "cuda"``."""
+    if isinstance(node, (cst.BooleanOperation, cst.Name, cst.Attribute)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.Comparison):
+        # Comparing with a string (`args.device == "cuda"`); tensor comparisons are not flags.
+        return any(patterns.is_string(c.comparator) for c in node.comparisons) or patterns.is_string(node.left)
+    return isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("is_available")
+
+
+def negate(condition: str) -> str:
+    match = re.fullmatch(r"not \((.*)\)", condition)
+    if match is not None and balanced(match.group(1)):
+        return match.group(1)
+    return f"not ({condition})"
+
+
+def balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+class ConditionsMixin(InterpreterBase):
+    def _bind_condition(self, path: str, value_node: cst.BaseExpression, value: Value) -> None:
+        """Remember names bound to device conditions (``use_cuda = ...``) and device choices."""
+        conditions = self.state.conditions
+        # Cheap shape checks first: this runs for every assignment.
+        if isinstance(value_node, (cst.Integer, cst.Float)) or (
+            isinstance(value_node, cst.Call) and last_name(value_node.func) not in ("device", "is_available")
+        ):
+            conditions.pop(path, None)
+            return
+        choice = self._device_choice(value_node)
+        if choice is not None:
+            conditions[path] = (True, choice)
+            return
+        if value.kind in (Kind.UNKNOWN, Kind.NEUTRAL) and value.module is not True and condition_shaped(value_node):
+            text = self._canonical(value_node, conditions)
+            if DEVICE_CONDITION.search(text):
+                conditions[path] = (False, text)
+                return
+        conditions.pop(path, None)
+
+    def _canonical(self, node: cst.BaseExpression, conditions: dict[str, tuple[bool, str]]) -> str:
+        """A condition as comparable text, with names bound to conditions replaced by them."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return negate(self._canonical(node.expression, conditions))
+        if isinstance(node, cst.BooleanOperation):
+            operator = "and" if isinstance(node.operator, cst.And) else "or"
+            left = self._canonical(node.left, conditions)
+            right = self._canonical(node.right, conditions)
+            return f"({left}) {operator} ({right})"
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            compared = self._device_comparison(node, conditions)
+            if compared is not None:
+                return compared
+        path = path_of(node)
+        if path is not None:
+            entry = conditions.get(path)
+            return entry[1] if entry is not None and not entry[0] else path
+        return " ".join(self.ctx.code_for(node).split())
+
+    def _device_comparison(self, node: cst.Comparison, conditions: dict[str, tuple[bool, str]]) -> str | None:
+        """``device.type == "cuda"``, ``str(device) != "cpu"``: the condition of ``device``'s choice."""
+        target = node.comparisons[0]
+        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            return None
+        sides = (node.left, target.comparator)
+        literal = next((patterns.string_value(s) for s in sides if patterns.string_value(s) is not None), None)
+        other = next((s for s in sides if patterns.string_value(s) is None), None)
+        if literal is None or other is None:
+            return None
+        if isinstance(other, cst.Attribute) and other.attr.value == "type":
+            other = other.value
+        elif isinstance(other, cst.Call) and dotted_name(other.func) == "str" and len(other.args) == 1:
+            other = other.args[0].value
+        path = path_of(other)
+        entry = conditions.get(path or "")
+        if entry is None or not entry[0]:
+            return None
+        kind = literal.split(":")[0]
+        if kind not in ("cpu", *ACCELERATOR_WORDS):
+            return None
+        accelerator_when_equal = kind != "cpu"
+        equal = isinstance(target.operator, cst.Equal)
+        return entry[1] if accelerator_when_equal == equal else negate(entry[1])
+
+    def _condition_text(
+        self,
+        test: cst.BaseExpression,
+        after_if: cst.BaseParenthesizableWhitespace,
+        conditions: dict[str, tuple[bool, str]],
+    ) -> str | None:
+        """The canonical text of a test that chooses a device, or None.
+
+        The test must name a device on the line of its ``if`` (``if args.cuda:``, ``"cuda" if
+        use_gpu else "cpu"``): that is what the DEV306 marker looks for, so the marker stays a
+        necessary condition.  Names are then resolved (``use_cuda`` -> ``not args.no_cuda and ...``).
+        """
+        if isinstance(after_if, cst.ParenthesizedWhitespace):
+            return None  # `if` and its test on different lines
+        first_line = self.ctx.module.code_for_node(test).split("\n", 1)[0]
+        if not DEVICE_CONDITION.search(first_line):
+            return None
+        return self._canonical(test, conditions)
+
+    def _device_choice(self, node: cst.BaseExpression) -> str | None:
+        """The condition under which a device expression is an accelerator (ALWAYS for a literal one)."""
+        literal = patterns.string_value(node)
+        if literal is not None:
+            return ALWAYS if literal.split(":")[0] in ACCELERATOR_WORDS else None
+        if isinstance(node, cst.Integer):
+            return ALWAYS
+        if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
+            first = patterns.positional(node, 0)
+            return self._device_choice(first.value) if first is not None else None
+        if isinstance(node, cst.IfExp):
+            test = self._condition_text(node.test, node.whitespace_after_if, self.state.conditions)
+            if test is None:
+                return None
+            if self._is_accelerator_expression(node.body) and self._is_cpu_expression(node.orelse):
+                return test
+            if self._is_cpu_expression(node.body) and self._is_accelerator_expression(node.orelse):
+                return negate(test)
+            return None
+        entry = self.state.conditions.get(path_of(node) or "")
+        return entry[1] if entry is not None and entry[0] else None
+
+    def _is_accelerator_expression(self, node: cst.BaseExpression) -> bool:
+        if self._device_choice(node) == ALWAYS:
+            return True
+        # `device if args.cuda else "cpu"`: a device variable from elsewhere is the accelerator.
+        name = dotted_name(node)
+        bound = self.state.env.get(name or "")
+        return (
+            name is not None
+            and bool(DEVICE_NAME.search(name))
+            and (name not in self.state.conditions)
+            and (bound is None or bound.constant is None)
+        )
+
+    def _is_cpu_expression(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
+            first = patterns.positional(node, 0)
+            node = first.value if first is not None else node
+        literal = patterns.string_value(node)
+        return literal is not None and literal.split(":")[0] == "cpu"
+
+    def _conditional_placement(
+        self,
+        node: cst.If | cst.IfExp,
+        when_true: Value,
+        when_false: Value,
+        conditions: dict[str, tuple[bool, str]],
+    ) -> Value | None:
+        """``x.cuda() if use_cuda else x``: on the accelerator exactly when the test holds."""
+        candidates = ((when_true, when_false, False), (when_false, when_true, True))
+        for accel, host, negated in candidates:
+            if not movable_pair(accel, host):
+                continue
+            after_if = node.whitespace_before_test if isinstance(node, cst.If) else node.whitespace_after_if
+            condition = self._condition_text(node.test, after_if, conditions)
+            if condition is None:
+                return None
+            return Value(
+                Kind.CONDITIONAL,
+                condition=negate(condition) if negated else condition,
+                module=accel.module,
+                device=accel.device,
+                move=accel.move,
+                origin=accel.origin,
+                stateful=accel.stateful,
+            )
+        return None
+
+    def _join_placements_under(self, statement: cst.If, body: State, orelse: State, before: State) -> None:
+        """After ``if use_cuda: x = x.cuda()``, ``x`` is on the accelerator exactly when ``use_cuda``."""
+        if body.terminated or orelse.terminated:
+            return
+        for key, joined in list(self.state.env.items()):
+            if joined.kind is not Kind.UNKNOWN:
+                continue
+            when_true, when_false = body.env.get(key), orelse.env.get(key)
+            if when_true is None or when_false is None:
+                continue
+            placed = self._conditional_placement(statement, when_true, when_false, before.conditions)
+            if placed is not None:
+                self.state.env[key] = placed
+
+    # -- helper objects with host constants (DEV307) ----------------------------------------------

@@ -1,0 +1,191 @@
+"""What the interpreter reports: events that rules turn into findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar, Union
+
+import libcst as cst
+
+from flake8_device.analysis.flow.values import OptimizerState, Value
+
+
+@dataclass(frozen=True)
+class Operand:
+    expr: cst.BaseExpression
+    value: Value
+
+
+@dataclass(frozen=True)
+class Mix:
+    """A host value and an accelerator value meet in one operation."""
+
+    host: Operand
+    accel: Operand
+    operation: str
+
+
+@dataclass(frozen=True)
+class HostMeetsInput:
+    """A tensor made on the host meets the function's inputs (or the module's parameters)."""
+
+    host: Operand
+    partner: Operand
+    operation: str
+    function: cst.FunctionDef | None
+
+
+@dataclass(frozen=True)
+class DiscardedMove:
+    statement: cst.Expr
+    call: cst.Call
+    target: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class InputNotMoved:
+    call: cst.Call
+    model: Operand
+    argument: Operand
+
+
+@dataclass(frozen=True)
+class NumpyOnAccel:
+    call: cst.Call
+    tensor: Operand
+    # The node to report at and the expression to insert `.cpu()` after.
+    anchor: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class AttachAfterMove:
+    owner: str
+    owner_value: Value
+    attached: cst.BaseExpression
+    target: str
+
+
+@dataclass(frozen=True)
+class TransformBeforeMove:
+    transform_statement: cst.SimpleStatementLine
+    move_statement: cst.SimpleStatementLine
+    name: str
+    adjacent: bool
+    transform_call: cst.Call
+    transform: Value
+
+
+@dataclass(frozen=True)
+class CollectiveOnHost:
+    """A ``torch.distributed`` collective given a tensor that lives on the host."""
+
+    call: cst.Call
+    tensor: Operand
+    collective: str
+    function: cst.FunctionDef | None
+
+
+@dataclass(frozen=True)
+class SyncedLogOnHost:
+    """``self.log(name, <host tensor>, sync_dist=True)`` in a Lightning module: reduced over the backend."""
+
+    call: cst.Call
+    tensor: Operand
+
+
+@dataclass(frozen=True)
+class WrappedUnmoved:
+    """``DataParallel`` / ``DistributedDataParallel`` wrapping a module that is still on the host."""
+
+    call: cst.Call
+    module: Operand
+    wrapper: str
+    function: cst.FunctionDef | None
+    # The simple statement holding the call (to see where the wrapper ends up).
+    statement: cst.SimpleStatementLine | None
+
+
+@dataclass(frozen=True)
+class OptimizerStateBeforeMove:
+    """An optimizer's state was built (or loaded) on the host, then its module was moved."""
+
+    optimizer: OptimizerState
+    move_call: cst.Call
+    move_line: cst.SimpleStatementLine | None
+    # The two statements are next to each other in one block (so they can be swapped).
+    adjacent: bool
+
+
+@dataclass(frozen=True)
+class UnmovedLossOrMetric:
+    """A loss or metric holding tensors on the host is given tensors on the accelerator."""
+
+    construction: cst.Call
+    holder: Operand
+    argument: Operand
+    call: cst.Call
+
+
+@dataclass(frozen=True)
+class GeneratorMismatch:
+    """A random generator on one device drives an operation on the other."""
+
+    call: cst.Call
+    generator: Operand
+    # Where the operation draws: HOST or ACCEL (with the device expression when known).
+    target: Value
+    # What decided the target, for messages: "`device=device`", "it follows `probs`", "no `device=`".
+    target_text: str
+
+
+@dataclass(frozen=True)
+class IndexMismatch:
+    """An index (or mask) and the tensor it indexes are on different devices."""
+
+    node: cst.CSTNode
+    indexed: Operand
+    index: Operand
+    operation: str
+
+
+@dataclass(frozen=True)
+class DeviceChoiceMismatch:
+    """A model and its input are placed on the accelerator under different conditions."""
+
+    call: cst.Call
+    model: Operand
+    argument: Operand
+
+
+@dataclass(frozen=True)
+class HelperConstantsMeetAccel:
+    """A helper object's host tensor constants meet a tensor on the accelerator in its method."""
+
+    call: cst.Call
+    helper: Operand
+    argument: Operand
+    class_name: str
+    method: str
+    constants: tuple[str, ...]
+
+
+# A runtime Union (not ``X | Y``): the package supports Python 3.9.
+Event = Union[
+    Mix,
+    HostMeetsInput,
+    DiscardedMove,
+    InputNotMoved,
+    NumpyOnAccel,
+    AttachAfterMove,
+    TransformBeforeMove,
+    CollectiveOnHost,
+    SyncedLogOnHost,
+    WrappedUnmoved,
+    OptimizerStateBeforeMove,
+    UnmovedLossOrMetric,
+    GeneratorMismatch,
+    IndexMismatch,
+    DeviceChoiceMismatch,
+    HelperConstantsMeetAccel,
+]
+E = TypeVar("E")

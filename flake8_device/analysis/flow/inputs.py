@@ -1,0 +1,65 @@
+"""Which parameters of a function are tensors (and so live wherever its inputs live)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from flake8_device.analysis.flow.knowledge import MODULE_TENSOR_EVIDENCE, TENSOR_ANNOTATION, TENSOR_EVIDENCE
+
+if TYPE_CHECKING:
+    from flake8_device.context import FileContext
+
+
+def tensor_inputs(
+    function: cst.FunctionDef,
+    ctx: FileContext,
+    *,
+    skip_first: bool,
+    in_module: bool = False,
+    device_aware: bool = False,
+    evidence: tuple[set[str], bool] | None = None,
+) -> list[str]:
+    """Parameters that are tensors: annotated so, or used like one (``x.size(1)``, ``x.device``;
+    in a module's methods also ``x.shape``, since NumPy arrays rarely reach ``forward``).
+
+    With ``device_aware``, a function that never mentions a device has none: outside a
+    module, such a function may well be meant for host tensors only (and say so only in
+    its docstring), so its inputs are not assumed to be anywhere.
+    """
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    if skip_first:
+        params = params[1:]
+    # From the function's source text when known (cheap), else from its tree.
+    used_like_tensors, mentions_device = evidence or _tensor_evidence(
+        function, MODULE_TENSOR_EVIDENCE if in_module else TENSOR_EVIDENCE
+    )
+    if device_aware and not mentions_device:
+        return []
+    found = []
+    for param in params:
+        annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
+        if TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in used_like_tensors):
+            found.append(param.name.value)
+    return found
+
+
+def _tensor_evidence(function: cst.FunctionDef, attributes: frozenset[str]) -> tuple[set[str], bool]:
+    """Parameters used like tensors in the body (``x.size(1)``, ``x.device``, ``x.view(...)``),
+    and whether the body mentions a device at all (``x.device``, ``device=``, a ``device`` name)."""
+    from flake8_device.walk import children
+
+    found: set[str] = set()
+    mentions_device = False
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.attr.value in attributes:
+                found.add(node.value.value)
+            mentions_device = mentions_device or node.attr.value == "device"
+        elif isinstance(node, cst.Name):
+            mentions_device = mentions_device or "device" in node.value
+        stack.extend(children(node))
+    return found, mentions_device

@@ -1,0 +1,539 @@
+"""The device-flow interpreter: statements and expressions of one scope, in order.
+
+Each scope (the top-level script, every function and method) is interpreted in statement order
+over an abstract state mapping names (``x``, ``self.mask``, ``batch.x``) to a
+:class:`~.values.Value`.  Branches are joined, loops are iterated to a fixed point before their
+events are recorded, and the result is a list of events (:mod:`.events`) that rules turn into
+findings.  The other jobs live in mixins: calls (:mod:`.calls`), moves and device expressions
+(:mod:`.placement`), device conditions (:mod:`.conditions`) and the rule-specific checks
+(:mod:`.checks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow.calls import CallsMixin
+from flake8_device.analysis.flow.checks import ChecksMixin
+from flake8_device.analysis.flow.conditions import ConditionsMixin
+from flake8_device.analysis.flow.events import DiscardedMove, Event, HostMeetsInput, IndexMismatch, Mix, Operand
+from flake8_device.analysis.flow.inputs import tensor_inputs
+from flake8_device.analysis.flow.knowledge import (
+    LOADER_NAME,
+    MODULE_TENSOR_EVIDENCE,
+    NO_GRAD,
+    PASS_THROUGH_CALLS,
+    TENSOR_EVIDENCE,
+)
+from flake8_device.analysis.flow.placement import PlacementMixin
+from flake8_device.analysis.flow.state import Env, State, join_states
+from flake8_device.analysis.flow.syntax import block_of, is_static, last_name, operator_symbol, path_of, target_paths
+from flake8_device.analysis.flow.values import (
+    NEUTRAL,
+    UNKNOWN,
+    Kind,
+    Value,
+    element_of,
+    item_of,
+    join,
+    tensorish,
+)
+from flake8_device.analysis.symbols import dotted_name
+
+if TYPE_CHECKING:
+    from flake8_device.analysis.flow import FlowAnalysis
+
+# Loops nested deeper than this are interpreted once, without iterating to a fixed point.
+MAX_LOOP_DEPTH = 3
+
+
+class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
+    def __init__(
+        self,
+        analysis: FlowAnalysis,
+        function: cst.FunctionDef | None,
+        owner: cst.ClassDef | None,
+        path: tuple[str, ...] = (),
+    ) -> None:
+        self.analysis = analysis
+        self.ctx = analysis.ctx
+        self.symbols = analysis.ctx.symbols
+        self.function = function
+        self.owner = owner
+        self.path = path
+        self.state = State()
+        self.record = True
+        self.no_grad = 0
+        self.loop_depth = 0
+        self.self_name: str | None = None
+        # The simple statement being interpreted (None inside compound-statement headers).
+        self.statement: cst.SimpleStatementLine | None = None
+        self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
+        self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
+        self.uses_auto_placement = any(
+            t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
+        )
+
+    def run(self, body: Sequence[cst.BaseStatement]) -> dict[str, Value]:
+        self._block(body)
+        self._flush_pending()
+        return self.state.env
+
+    def run_function(self) -> dict[str, Value]:
+        function = self.function
+        assert function is not None
+        params = [*function.params.posonly_params, *function.params.params]
+        is_method = self.owner is not None and not is_static(function) and bool(params)
+        if is_method:
+            self.self_name = params[0].name.value
+        attributes = MODULE_TENSOR_EVIDENCE if self.in_module_class else TENSOR_EVIDENCE
+        functions = self.ctx.functions
+        evidence = functions.evidence(self.path, attributes) if functions is not None else None
+        inputs = tensor_inputs(
+            function,
+            self.ctx,
+            skip_first=is_method,
+            in_module=self.in_module_class,
+            device_aware=not self.in_module_class,
+            evidence=evidence,
+        )
+        for name in inputs:
+            self.state.env[name] = Value(Kind.INPUT, module=False)
+        return self.run(block_of(function.body))
+
+    def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
+        if self.record:
+            self.analysis.add(event, key_node)
+
+    # -- statements -------------------------------------------------------------
+
+    def _block(self, body: Sequence[cst.BaseStatement]) -> None:
+        for statement in body:
+            if self.state.terminated:
+                return
+            self._statement(statement)
+
+    def _statement(self, statement: cst.BaseStatement) -> None:
+        if isinstance(statement, cst.SimpleStatementLine):
+            self.statement = statement
+            for small in statement.body:
+                self._small(small, statement)
+        elif isinstance(statement, cst.If):
+            self._eval(statement.test)
+            before = self.state
+            branches = []
+            self.state = before.copy()
+            self._block(block_of(statement.body))
+            branches.append(self.state)
+            self.state = before.copy()
+            if statement.orelse is not None:
+                if isinstance(statement.orelse, cst.If):
+                    self._statement(statement.orelse)
+                else:
+                    self._block(block_of(statement.orelse.body))
+            branches.append(self.state)
+            self.state = join_states(branches)
+            self._join_placements_under(statement, branches[0], branches[1], before)
+        elif isinstance(statement, (cst.For, cst.While)):
+            self._loop(statement)
+        elif isinstance(statement, cst.With):
+            self._with(statement)
+        elif isinstance(statement, cst.Try):
+            self._try(statement)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            self.state.env[statement.name.value] = UNKNOWN
+        # Other compound statements (match, async variants) are skipped: their
+        # bindings are unknown to us, so we forget what we knew of anything they may bind.
+        else:
+            self.state.env = Env()
+
+    def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._helper_instance(small.value) or self._eval(small.value)
+            for target in small.targets:
+                self._assign(target.target, small.value, value, line)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                value = self._helper_instance(small.value) or self._eval(small.value)
+                self._assign(small.target, small.value, value, line)
+        elif isinstance(small, cst.AugAssign):
+            left = self._eval(small.target)
+            right = self._eval(small.value)
+            result = self._binary(
+                small, Operand(small.target, left), Operand(small.value, right), "augmented assignment"
+            )
+            path = path_of(small.target)
+            if path is not None:
+                self.state.env[path] = result
+        elif isinstance(small, cst.Expr):
+            self._expression_statement(small)
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                self._use(small.value)
+                self._eval(small.value)
+            self.state.terminated = True
+        elif isinstance(small, (cst.Raise, cst.Continue, cst.Break)):
+            self.state.terminated = True
+        elif isinstance(small, cst.Del):
+            for path in target_paths(small.target):
+                self.state.env.pop(path, None)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for name in small.names:
+                self.state.env.pop(name.name.value, None)
+
+    def _expression_statement(self, statement: cst.Expr) -> None:
+        expression = statement.value
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+            method = expression.func.attr.value
+            base = expression.func.value
+            if method in ("to", "cuda", "cpu") or method in self.ctx.config.move_functions:
+                target_value = self._eval(base)
+                moved = self._move(expression, target_value)
+                path = path_of(base)
+                if target_value.module is False:
+                    self._emit(DiscardedMove(statement, expression, base), expression)
+                    return
+                if moved is not None and path is not None and target_value.module is not False:
+                    # A module (or something we cannot tell from one) moves in place.
+                    self.state.env[path] = replace(
+                        moved, module=True if target_value.module is None else target_value.module
+                    )
+                    self._moved(path)
+                    self._check_optimizers(path, moved, expression)
+                return
+        self._eval(expression)
+
+    def _assign(
+        self,
+        target: cst.BaseAssignTargetExpression,
+        value_node: cst.BaseExpression,
+        value: Value,
+        line: cst.SimpleStatementLine,
+    ) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
+                for element, source in zip(elements, value_node.elements):
+                    self._assign(element, source.value, self._value_of(source.value), line)  # type: ignore[arg-type]
+            else:
+                for element in elements:
+                    self._assign(element, value_node, element_of(value), line)  # type: ignore[arg-type]
+            return
+        if isinstance(target, cst.StarredElement):
+            return
+        path = path_of(target)
+        self._check_attach(target, value_node, value)
+        self._check_transform_then_move(target, value_node, value, line)
+        if path is None:
+            if isinstance(target, cst.Subscript):
+                self._subscript(target)  # ``host[device_index] = value`` fails like a read
+            return
+        # Rebinding a name forgets what we knew of its attributes.
+        self.state.env.forget_attributes(path)
+        self.state.env[path] = value
+        self._bind_condition(path, value_node, value)
+        if value.kind is Kind.ACCEL and isinstance(value_node, cst.Call):
+            base = patterns.receiver(value_node)
+            if base is not None and path_of(base) == path:
+                self._moved(path)  # ``m = m.to(device)``
+                self._check_optimizers(path, value, value_node)
+
+    # -- compound statements ------------------------------------------------------
+
+    def _loop(self, statement: cst.For | cst.While) -> None:
+        before = self.state.copy()
+        if isinstance(statement, cst.For):
+            self._eval(statement.iter)
+        else:
+            self._eval(statement.test)
+        record = self.record
+        self.loop_depth += 1
+        entry = before
+        if self.loop_depth <= MAX_LOOP_DEPTH:
+            # Iterate to a fixed point silently, then once more recording events.
+            self.record = False
+            for _ in range(2):
+                self.state = entry.copy()
+                self._loop_body(statement)
+                entry = join_states([before, self._continue_state(self.state)])
+            self.record = record
+        self.state = entry.copy()
+        self.state.transformed = {}
+        self._loop_body(statement)
+        after_body = self._continue_state(self.state)
+        self.loop_depth -= 1
+        self.state = join_states([before, after_body])
+        self.state.transformed = {}
+        if statement.orelse is not None:
+            self._block(block_of(statement.orelse.body))
+
+    @staticmethod
+    def _continue_state(state: State) -> State:
+        # `continue`/`break` end the body, not the function: the loop goes on.
+        copy = state.copy()
+        copy.terminated = False
+        return copy
+
+    def _loop_body(self, statement: cst.For | cst.While) -> None:
+        if isinstance(statement, cst.For):
+            self._bind_loop_target(statement.target, statement.iter)
+        self._block(block_of(statement.body))
+
+    def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """Bind what iterating ``iterable`` gives: ``enumerate``/``zip``/``tqdm`` are seen through."""
+        items = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else None
+        if isinstance(iterable, cst.Call):
+            callee = dotted_name(iterable.func) or ""
+            qualified = self.symbols.qualify(iterable.func) or callee
+            sources = [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if callee == "enumerate" and sources and items is not None and len(items) == 2:
+                self._bind_values(items[0], NEUTRAL)
+                self._bind_loop_target(items[1], sources[0])
+                return
+            if callee == "zip" and items is not None and len(items) == len(sources):
+                for item, source in zip(items, sources):
+                    self._bind_loop_target(item, source)
+                return
+            if sources and (callee in PASS_THROUGH_CALLS or qualified in PASS_THROUGH_CALLS):
+                self._bind_loop_target(target, sources[0])
+                return
+        element = self._iteration_value(iterable)
+        self._bind_values(target, element)
+
+    def _bind_values(self, target: cst.BaseExpression, element: Value) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for item in target.elements:
+                self._bind_values(item.value, element_of(element))
+            return
+        path = path_of(target)
+        if path is not None:
+            self.state.env[path] = element
+
+    def _iteration_value(self, node: cst.BaseExpression) -> Value:
+        """What one step of iterating ``node`` gives: a host batch for a data loader."""
+        value = self._value_of(node)
+        if value.kind is Kind.LOADER:
+            return Value(Kind.HOST, module=None, batch=True, origin=node)
+        name = last_name(node)
+        path = path_of(node)
+        known = path is not None and path in self.state.env
+        if name and LOADER_NAME.search(name) and not known and not self.uses_auto_placement:
+            return Value(Kind.HOST, module=None, batch=True, origin=node)
+        return UNKNOWN
+
+    def _with(self, statement: cst.With) -> None:
+        quiet = False
+        for item in statement.items:
+            if isinstance(item.item, cst.Call) and self.symbols.qualify(item.item.func) in NO_GRAD:
+                quiet = True
+            else:
+                self._eval(item.item)
+            if item.asname is not None:
+                for path in target_paths(item.asname.name):
+                    self.state.env[path] = UNKNOWN
+        self.no_grad += quiet
+        self._block(block_of(statement.body))
+        self.no_grad -= quiet
+
+    def _try(self, statement: cst.Try) -> None:
+        before = self.state.copy()
+        self._block(block_of(statement.body))
+        outcomes = [self.state]
+        for handler in statement.handlers:
+            self.state = join_states([before, outcomes[0]])
+            self.state.terminated = False
+            if handler.name is not None:
+                for path in target_paths(handler.name.name):
+                    self.state.env[path] = UNKNOWN
+            self._block(block_of(handler.body))
+            outcomes.append(self.state)
+        if statement.orelse is not None:
+            self.state = outcomes[0]
+            self._block(block_of(statement.orelse.body))
+            outcomes[0] = self.state
+        self.state = join_states(outcomes)
+        if statement.finalbody is not None:
+            terminated = self.state.terminated
+            self.state.terminated = False
+            self._block(block_of(statement.finalbody.body))
+            self.state.terminated = self.state.terminated or terminated
+
+    # -- expressions ----------------------------------------------------------------
+
+    def _value_of(self, node: cst.BaseExpression) -> Value:
+        """The value of an expression already evaluated (no events): names and attributes only."""
+        path = path_of(node)
+        if path is not None and path in self.state.env:
+            return self.state.env[path]
+        return self._eval_quietly(node)
+
+    def _eval_quietly(self, node: cst.BaseExpression) -> Value:
+        record, self.record = self.record, False
+        try:
+            return self._eval(node)
+        finally:
+            self.record = record
+
+    def _eval(self, node: cst.BaseExpression) -> Value:
+        if isinstance(node, cst.Name):
+            return self._name(node)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.BinaryOperation):
+            left = self._eval(node.left)
+            right = self._eval(node.right)
+            return self._binary(node, Operand(node.left, left), Operand(node.right, right), operator_symbol(node))
+        if isinstance(node, cst.Comparison):
+            left = Operand(node.left, self._eval(node.left))
+            result = UNKNOWN
+            for target in node.comparisons:
+                right = Operand(target.comparator, self._eval(target.comparator))
+                if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                    result = NEUTRAL
+                    continue
+                result = self._binary(node, left, right, "comparison")
+                left = right
+            # ``mask == 0`` is a tensor where ``mask`` is; a chain is not followed.
+            return result if len(node.comparisons) == 1 else UNKNOWN
+        if isinstance(node, cst.UnaryOperation):
+            return self._eval(node.expression)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return NEUTRAL
+        if isinstance(node, cst.SimpleString):
+            return replace(NEUTRAL, constant=patterns.string_value(node))
+        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+            return NEUTRAL
+        if isinstance(node, cst.IfExp):
+            self._eval(node.test)
+            when_true, when_false = self._eval(node.body), self._eval(node.orelse)
+            conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
+            return conditional if conditional is not None else join(when_true, when_false)
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            for element in node.elements:
+                self._eval(element.value)
+            return UNKNOWN
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    self._eval(element.key)
+                self._eval(element.value)
+            return UNKNOWN
+        if isinstance(node, cst.NamedExpr):
+            value = self._eval(node.value)
+            path = path_of(node.target)
+            if path is not None:
+                self.state.env[path] = value
+            return value
+        if isinstance(node, cst.Await):
+            self._eval(node.expression)
+            return UNKNOWN
+        if isinstance(node, cst.BooleanOperation):
+            self._eval(node.left)
+            self._eval(node.right)
+            return UNKNOWN
+        if isinstance(node, cst.StarredElement):
+            return self._eval(node.value)
+        # Lambdas and comprehensions have their own scopes: not followed.
+        return UNKNOWN
+
+    def _name(self, node: cst.Name) -> Value:
+        value = self.state.env.get(node.value)
+        if value is not None:
+            return value
+        if node.value in ("True", "False", "None"):
+            return NEUTRAL
+        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        path = path_of(node)
+        if path is not None and path in self.state.env:
+            return self.state.env[path]
+        attr = node.attr.value
+        if self.self_name is not None and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
+            return self._self_attribute(attr)
+        base = self._eval(node.value)
+        if attr in torch_api.NON_TENSOR_ATTRIBUTES:
+            if attr == "device" and base.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
+                return Value(Kind.NEUTRAL, module=False, device=self.ctx.code_for(node))
+            return NEUTRAL
+        if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is False:
+            return base
+        if base.batch or (base.module is None and base.kind in (Kind.HOST, Kind.ACCEL)):
+            return item_of(base)  # ``batch.x`` of a batch object
+        return UNKNOWN
+
+    def _self_attribute(self, attr: str) -> Value:
+        """``self.<attr>`` inside a module method: registered state lives with the module."""
+        if not self.in_module_class or self.owner is None:
+            return UNKNOWN
+        info = self.ctx.class_info(self.owner)
+        if info is None or attr in info.managed_by_hand:
+            return UNKNOWN
+        callee = info.init_calls.get(attr, "")
+        if attr in info.parameters or attr in info.buffers:
+            return Value(Kind.INPUT, module=False, origin=None)
+        if callee[:1].isupper() and callee not in ("Parameter", "ModuleList", "ModuleDict", "Sequential"):
+            return Value(Kind.INPUT, module=True)
+        return UNKNOWN
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        base = self._eval(node.value)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index = Operand(element.slice.value, self._eval(element.slice.value))
+                # A device tensor takes host indices; a host tensor refuses device ones (unless the
+                # index is 0-dim, which PyTorch reads with `.item()`).
+                if (
+                    base.kind is Kind.HOST
+                    and tensorish(base)
+                    and index.value.kind is Kind.ACCEL
+                    and tensorish(index.value)
+                    and not self._maybe_zero_dim(index.value)
+                ):
+                    self._emit(IndexMismatch(node, Operand(node.value, base), index, "indexing"), index.expr)
+        return item_of(base)
+
+    def _binary(self, node: cst.CSTNode, left: Operand, right: Operand, operation: str) -> Value:
+        self._meet(node, [left, right], operation, arithmetic=True)
+        a, b = left.value, right.value
+        if a.kind is Kind.NEUTRAL:
+            return replace(b, origin=b.origin) if tensorish(b) else UNKNOWN
+        if b.kind is Kind.NEUTRAL:
+            return a if tensorish(a) else UNKNOWN
+        if a.kind is b.kind and tensorish(a) and tensorish(b):
+            return Value(
+                a.kind,
+                device=a.device if a.device == b.device else None,
+                move=a.move,
+                module=False,
+                origin=a.origin,
+                scalar=a.scalar and b.scalar,
+                grad=a.grad or b.grad,
+            )
+        return UNKNOWN
+
+    def _meet(self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool) -> None:
+        """Record where a host tensor meets an accelerator tensor or the function's inputs."""
+        tensors = [o for o in operands if tensorish(o.value)]
+        hosts = [o for o in tensors if o.value.kind is Kind.HOST and not (arithmetic and o.value.scalar)]
+        if not hosts:
+            return
+        accel = next((o for o in tensors if o.value.kind is Kind.ACCEL and not (arithmetic and o.value.scalar)), None)
+        host = hosts[0]
+        if accel is not None:
+            self._emit(Mix(host, accel, operation), host.expr)
+            return
+        partner = next((o for o in tensors if o.value.kind is Kind.INPUT), None)
+        if partner is not None:
+            self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
+
+    # -- calls ------------------------------------------------------------------------

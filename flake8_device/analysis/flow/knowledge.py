@@ -1,0 +1,66 @@
+"""Names and shapes the interpreter recognises (loaders, losses, devices, tensor-only attributes)."""
+
+from __future__ import annotations
+
+import re
+
+LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
+LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
+METRIC_NAME = re.compile(r"metric", re.I)
+TRANSFORM_NAME = re.compile(r"(?:device|gpu|cuda|batch)_?(?:transforms?|augs?|augmentations?)$", re.I)
+DEVICE_NAME = re.compile(r"(?:^|_|\.)(?:device|dev|devices|rank|local_rank|gpu|gpu_id|gpus|cuda)$", re.I)
+DTYPE_NAME = re.compile(r"dtype$", re.I)
+# A single tensor (``List[Tensor]`` is not one).
+TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?Tensor|Optional\[(?:torch\.)?Tensor\]|(?:torch\.)?Tensor \| None")
+# Objects whose ``.device`` is a configured device, not a tensor's.
+CONFIG_OWNER = re.compile(
+    r"(?:^|\.)(?:args|cfg|config|conf|opt|opts|options|hparams|hp|params|accelerator|trainer|fabric|"
+    r"settings|training_args|runner|engine|state)$"
+)
+TRANSFORM_MODULES = ("kornia.augmentation", "torchvision.transforms.v2", "kornia.enhance", "kornia.color")
+MODULE_FACTORIES = re.compile(
+    r"^(?:timm\.create_model|torchvision\.models\.\w+|torch\.hub\.load|.*\.from_pretrained|"
+    r"transformers\.AutoModel\w*\.from_pretrained)$"
+)
+PASS_THROUGH_CALLS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
+# Argument names whose presence means the module itself places its weights.
+PLACEMENT_KEYWORDS = ("device", "device_map")
+ACCELERATOR_WORDS = ("cuda", "mps", "xpu", "npu", "hpu", "xla", "mlu", "meta")
+# Attributes only tensors have (modules also have `.to`, `.cuda`, `.float`, `.half`: not evidence).
+TENSOR_EVIDENCE = frozenset(
+    {
+        "size",
+        "device",
+        "view",
+        "permute",
+        "unsqueeze",
+        "squeeze",
+        "contiguous",
+        "masked_fill",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "new_tensor",
+        "dim",
+        "numel",
+        "type_as",
+        "expand",
+        "expand_as",
+        "bmm",
+        "matmul",
+        "is_cuda",
+        "detach",
+        "softmax",
+        "log_softmax",
+        "chunk",
+        "flatten",
+        "masked_select",
+    }
+)
+MODULE_TENSOR_EVIDENCE = TENSOR_EVIDENCE | {"shape", "ndim", "dtype"}
+ATTACH_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
+LIST_ATTACH_METHODS = frozenset({"append", "insert"})
+# Tensor methods whose tensor arguments may live on another device (``dst.copy_(src)``).
+CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "set_"})
+NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"})

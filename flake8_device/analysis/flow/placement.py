@@ -1,0 +1,168 @@
+"""Moves and device expressions: where ``x.to(d)``, ``x.cuda()``, ``device=d`` put a value."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow.base import InterpreterBase
+from flake8_device.analysis.flow.events import Operand
+from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
+from flake8_device.analysis.flow.syntax import path_of
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, tensorish
+from flake8_device.analysis.symbols import dotted_name
+
+
+class PlacementMixin(InterpreterBase):
+    def _move(self, node: cst.Call, receiver: Value) -> Value | None:
+        """The value of ``x.to(...)`` / ``x.cuda()`` / ``x.cpu()``; None when the target is unknown."""
+        method = patterns.method_name(node)
+        module = receiver.module
+        base = dict(
+            module=module,
+            stateful=receiver.stateful,
+            grad=receiver.grad,
+            scatters_inputs=receiver.scatters_inputs,
+            compares=receiver.compares,
+            transform=receiver.transform,
+            # Moving keeps the shape: a 0-dim tensor stays one.
+            scalar=receiver.scalar and module is not True,
+        )
+        if method == "cpu":
+            return Value(Kind.HOST, origin=node, **base)  # type: ignore[arg-type]
+        if method == "cuda":
+            move = self._move_suffix(node)
+            accel = Value(Kind.ACCEL, device="cuda", move=move, origin=node, **base)  # type: ignore[arg-type]
+            return replace(accel, condition=ALWAYS)
+        device = patterns.keyword(node, "device")
+        target = device.value if device is not None else None
+        if target is None:
+            first = patterns.positional(node, 0)
+            if first is None:
+                return replace(receiver, origin=receiver.origin) if patterns.keyword(node, "dtype") else None
+            target = first.value
+        if self._is_dtype(target):
+            return receiver
+        placed = self._device_value(target, node, module=module)
+        if placed is None:
+            return None
+        return replace(
+            placed,
+            stateful=receiver.stateful,
+            grad=receiver.grad,
+            scatters_inputs=receiver.scatters_inputs,
+            compares=receiver.compares,
+            transform=receiver.transform,
+            scalar=receiver.scalar and module is not True,
+        )
+
+    def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value:
+        device = patterns.keyword(node, "device")
+        target = device.value if device is not None else (arguments[1].expr if len(arguments) > 1 else None)
+        if target is None:
+            return UNKNOWN
+        placed = self._device_value(target, node, module=None)
+        if placed is None:
+            return UNKNOWN
+        return replace(placed, module=None)
+
+    def _move_suffix(self, node: cst.Call) -> str | None:
+        whole = self.ctx.module.code_for_node(node)
+        base = patterns.receiver(node)
+        if base is None:
+            return None
+        head = self.ctx.module.code_for_node(base)
+        if whole.startswith(head) and whole[len(head) :].lstrip().startswith("."):
+            return whole[len(head) :].strip()
+        return None
+
+    def _is_dtype(self, node: cst.BaseExpression) -> bool:
+        qualified = self.symbols.qualify(node)
+        if qualified in torch_api.DTYPE_NAMES:
+            return True
+        name = dotted_name(node)
+        return bool(name and DTYPE_NAME.search(name))
+
+    def _device_value(self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None) -> Value | None:
+        """Where ``device=<node>`` puts a value; None when it cannot be told.
+
+        On the accelerator, the value also records the condition the device was chosen by
+        (``torch.device("cuda" if use_cuda else "cpu")``), when it is known.
+        """
+        placed = self._device_value_as_written(node, origin, module=module)
+        choice = self._device_choice(node)
+        if choice is None:
+            return placed
+        if placed is None:
+            suffix = (
+                self._move_suffix(origin)
+                if patterns.method_name(origin) in ("to", "cuda")
+                else f".to({self.ctx.code_for(node)})"
+            )
+            return Value(
+                Kind.ACCEL, device=self.ctx.code_for(node), move=suffix, origin=origin, module=module, condition=choice
+            )
+        return replace(placed, condition=choice) if placed.kind is Kind.ACCEL else placed
+
+    def _device_value_as_written(
+        self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None
+    ) -> Value | None:
+        suffix = (
+            self._move_suffix(origin)
+            if patterns.method_name(origin) in ("to", "cuda")
+            else f".to({self.ctx.code_for(node)})"
+        )
+        text = self.ctx.code_for(node)
+        literal = patterns.string_value(node)
+        if literal is None and isinstance(node, (cst.Name, cst.Attribute)):
+            bound = self.state.env.get(path_of(node) or "")
+            if bound is not None and bound.constant is not None:
+                literal = bound.constant
+        if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
+            first = patterns.positional(node, 0)
+            if first is not None:
+                literal = patterns.string_value(first.value)
+                if literal is None:
+                    return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+        if literal is not None:
+            kind = literal.split(":")[0]
+            if kind == "cpu":
+                return Value(Kind.HOST, origin=origin, module=module)
+            if kind in ACCELERATOR_WORDS:
+                return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+            return None
+        if isinstance(node, cst.Integer):
+            return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+        if isinstance(node, cst.Attribute) and node.attr.value == "device":
+            owner = node.value
+            owner_name = dotted_name(owner)
+            if self.self_name is not None and owner_name == self.self_name and self.in_module_class:
+                # The module's own device (Lightning's `self.device`): where its inputs live.
+                return Value(Kind.INPUT, origin=origin, module=module)
+            same = self._value_of(owner)
+            if tensorish(same):
+                return self._same_device(same, origin, module)
+            if owner_name is not None and (CONFIG_OWNER.search(owner_name) or owner_name == self.self_name):
+                return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+            return None
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            same = self._value_of(node)
+            if tensorish(same):
+                return self._same_device(same, origin, module)  # ``x.to(other_tensor)``
+        name = dotted_name(node)
+        if name is not None and DEVICE_NAME.search(name):
+            return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+        return None
+
+    @staticmethod
+    def _same_device(same: Value, origin: cst.Call, module: bool | None) -> Value:
+        return replace(
+            same,
+            origin=same.origin if same.kind is Kind.HOST else origin,
+            module=module,
+            scalar=False,
+            grad=False,
+            batch=False,
+        )

@@ -1,0 +1,86 @@
+"""The interpreter's state at a program point, and how states join where paths meet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from flake8_device.analysis.flow.events import AttachAfterMove
+from flake8_device.analysis.flow.values import Value, join
+
+
+class Env(dict):  # type: ignore[type-arg]
+    """What is known of each path (``x``, ``self.head``), and which paths are attributes.
+
+    Rebinding ``m`` forgets ``m.head`` and the like; keeping the attribute paths apart
+    makes that independent of how many plain names a long module binds (scanning every
+    key made a 100k-line script quadratic).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.attributes: set[str] = {key for key in self if "." in key}
+
+    def __setitem__(self, key: str, value: Value) -> None:
+        if "." in key:
+            self.attributes.add(key)
+        super().__setitem__(key, value)
+
+    def copy(self) -> Env:
+        return Env(self)
+
+    def forget_attributes(self, path: str) -> None:
+        """Drop what is known of ``path.<anything>``."""
+        if not self.attributes:
+            return
+        prefix = path + "."
+        for key in [k for k in self.attributes if k.startswith(prefix)]:
+            self.attributes.discard(key)
+            self.pop(key, None)
+
+
+@dataclass
+class State:
+    env: Env = field(default_factory=Env)
+    # Attachments to a moved module awaiting a later move (owner path -> events).
+    pending: dict[str, tuple[AttachAfterMove, ...]] = field(default_factory=dict)
+    # Names holding a batch transformed on the host in this loop body: name -> (statement, call).
+    transformed: dict[str, tuple[cst.SimpleStatementLine, cst.Call, Value]] = field(default_factory=dict)
+    terminated: bool = False
+    # Names bound to a device condition (``use_cuda = not args.no_cuda and ...``) or to a device
+    # chosen by one (``device = torch.device("cuda" if use_cuda else "cpu")``):
+    # name -> (is a device, the condition under which it holds / is an accelerator).
+    conditions: dict[str, tuple[bool, str]] = field(default_factory=dict)
+
+    def copy(self) -> State:
+        return State(
+            self.env.copy(), dict(self.pending), dict(self.transformed), self.terminated, dict(self.conditions)
+        )
+
+
+def join_states(states: Sequence[State]) -> State:
+    live = [s for s in states if not s.terminated]
+    if not live:
+        merged = states[0].copy()
+        merged.terminated = True
+        return merged
+    first = live[0]
+    env = Env()
+    for key in first.env:
+        values = [s.env.get(key) for s in live]
+        if all(v is not None for v in values):
+            value = values[0]
+            assert value is not None
+            for other in values[1:]:
+                assert other is not None
+                value = join(value, other)
+            env[key] = value
+    pending: dict[str, tuple[AttachAfterMove, ...]] = {}
+    for state in live:
+        for key, events in state.pending.items():
+            pending[key] = tuple(dict.fromkeys(pending.get(key, ()) + events))
+    transformed = {k: v for k, v in first.transformed.items() if all(s.transformed.get(k) == v for s in live)}
+    conditions = {k: v for k, v in first.conditions.items() if all(s.conditions.get(k) == v for s in live)}
+    return State(env, pending, transformed, conditions=conditions)
