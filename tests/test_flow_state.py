@@ -268,7 +268,7 @@ def test_if_statements_and_expressions_make_conditional_placements() -> None:
     )
     assert (env["x"].kind, env["x"].condition) == (Kind.CONDITIONAL, "args.cuda")
     assert (env["z"].kind, env["z"].condition) == (Kind.CONDITIONAL, "not (args.no_cuda)")
-    assert env["w"].kind is Kind.UNKNOWN  # not a device condition
+    assert env["w"].kind is Kind.MAYBE  # not a device condition: on the device along one path
     assert (env["m"].kind, env["m"].condition, env["m"].module) == (Kind.CONDITIONAL, "args.gpu", True)
     assert env["v"].kind is Kind.UNKNOWN  # three ways: not followed
 

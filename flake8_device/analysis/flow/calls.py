@@ -26,10 +26,24 @@ from flake8_device.analysis.flow.values import (
     Kind,
     OptimizerState,
     Value,
+    carries_tensor,
     common_device,
+    leaves,
+    lift,
     tensorish,
 )
 from flake8_device.analysis.symbols import dotted_name
+
+
+def _unmoved_input(value: Value) -> bool:
+    """A tensor (or a batch) on the host, given to a model on the accelerator."""
+    return (
+        value.kind is Kind.HOST
+        and not value.scalar
+        and value.module is not True
+        and not value.generator
+        and value.optimizer is None
+    )
 
 
 class CallsMixin(InterpreterBase):
@@ -48,8 +62,9 @@ class CallsMixin(InterpreterBase):
             return self._helper_move(node, arguments)
         if qualified in ("numpy.asarray", "numpy.array") and arguments:
             first = arguments[0]
-            if first.value.kind is Kind.ACCEL and tensorish(first.value):
-                self._emit(NumpyOnAccel(node, first, node.func), node)
+            accel = next((v for v in leaves(first.value) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            if accel is not None:
+                self._emit(NumpyOnAccel(node, Operand(first.expr, accel), node.func), node)
             return NEUTRAL
         if qualified is not None:
             known = self._torch_call(node, qualified, arguments)
@@ -70,10 +85,12 @@ class CallsMixin(InterpreterBase):
         """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
         if path_of(node.func) is not None:
             self._use(node.func)
+        if callee.kind is Kind.MAYBE:
+            return lift(callee, lambda alternative: self._call_value(node, alternative, arguments, name))
         if callee.instance_of is not None:
             self._check_helper(node, callee, "__call__", arguments)
             return UNKNOWN
-        tensors = [a for a in arguments if tensorish(a.value)]
+        tensors = [a for a in arguments if carries_tensor(a.value)]
         if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name):
             self._check_unmoved_state(node, callee, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
@@ -84,9 +101,10 @@ class CallsMixin(InterpreterBase):
             return UNKNOWN
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
             for argument in arguments:
-                value = argument.value
-                if value.kind is Kind.HOST and not value.scalar and value.module is not True:
-                    self._emit(InputNotMoved(node, Operand(node.func, callee), argument), argument.expr)
+                host = next((v for v in leaves(argument.value) if _unmoved_input(v)), None)
+                if host is not None:
+                    event = InputNotMoved(node, Operand(node.func, callee), Operand(argument.expr, host))
+                    self._emit(event, argument.expr)
             return Value(
                 Kind.ACCEL,
                 device=callee.device,
@@ -106,10 +124,11 @@ class CallsMixin(InterpreterBase):
             return UNKNOWN
         if callee.kind is Kind.INPUT and callee.module is True:
             for argument in tensors:
-                if argument.value.kind is Kind.HOST and not argument.value.scalar:
+                host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
+                if host is not None and not host.scalar:
                     self._emit(
                         HostMeetsInput(
-                            argument,
+                            Operand(argument.expr, host),
                             Operand(node.func, callee),
                             f"`{self.ctx.code_for(node.func)}(...)`",
                             self.function,
@@ -136,6 +155,12 @@ class CallsMixin(InterpreterBase):
             if root is not None and isinstance(base, cst.Attribute):
                 self._attach_call(base, node.args[-1].value, arguments[-1].value, method)
             return NEUTRAL
+        return lift(receiver, lambda value: self._method_result(node, base, method, value, arguments))
+
+    def _method_result(
+        self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value, arguments: list[Operand]
+    ) -> Value:
+        """A method of ``receiver`` along one path (the calls that change state are handled before)."""
         if method == "numpy" and receiver.kind is Kind.ACCEL and tensorish(receiver):
             self._emit(NumpyOnAccel(node, Operand(base, receiver), node.func.attr), node)  # type: ignore[attr-defined]
             return NEUTRAL
@@ -150,7 +175,7 @@ class CallsMixin(InterpreterBase):
                 self._optimizer_state_loaded(node, base, receiver)
             return NEUTRAL
         if method == "update" and (receiver.compares or METRIC_NAME.search(last_name(base) or "")):
-            tensors = [a for a in arguments if tensorish(a.value)]
+            tensors = [a for a in arguments if carries_tensor(a.value)]
             self._check_unmoved_state(node, receiver, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return NEUTRAL
@@ -168,7 +193,7 @@ class CallsMixin(InterpreterBase):
             if method in torch_api.NEW_METHODS:
                 return replace(receiver, origin=node, scalar=False, grad=False, batch=False)
             if method in torch_api.DEVICE_PRESERVING_METHODS:
-                others = [a for a in arguments if tensorish(a.value) and a is not index_operand]
+                others = [a for a in arguments if carries_tensor(a.value) and a is not index_operand]
                 tensors = [Operand(base, receiver), *others]
                 if method not in CROSS_DEVICE_METHODS:
                     self._meet(node, tensors, f"`.{method}()`", arithmetic=True)
@@ -280,14 +305,14 @@ class CallsMixin(InterpreterBase):
         if qualified.startswith(("torch.", "torchmetrics.functional.")) and not qualified.startswith(
             ("torch.cuda.", "torch.distributed.", "torch.backends.", "torch._")
         ):
-            tensors = [a for a in arguments if tensorish(a.value)]
+            tensors = [a for a in arguments if carries_tensor(a.value)]
             listed = [
                 Operand(e.value, self._value_of(e.value))
                 for a in node.args
                 if isinstance(a.value, (cst.List, cst.Tuple))
                 for e in a.value.elements
             ]
-            tensors += [o for o in listed if tensorish(o.value)]
+            tensors += [o for o in listed if carries_tensor(o.value)]
             index_spec = torch_api.INDEX_FUNCTIONS.get(qualified)
             if index_spec is not None:
                 indexed = argument_at(node, arguments, index_spec[0], "input")

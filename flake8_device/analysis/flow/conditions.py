@@ -217,7 +217,7 @@ class ConditionsMixin(InterpreterBase):
         if body.terminated or orelse.terminated:
             return
         for key, joined in list(self.state.env.items()):
-            if joined.kind is not Kind.UNKNOWN:
+            if joined.kind not in (Kind.UNKNOWN, Kind.MAYBE):
                 continue
             when_true, when_false = body.env.get(key), orelse.env.get(key)
             if when_true is None or when_false is None:

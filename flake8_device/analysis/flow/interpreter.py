@@ -38,10 +38,14 @@ from flake8_device.analysis.flow.values import (
     UNKNOWN,
     Kind,
     Value,
+    alternatives,
     element_of,
     item_of,
     join,
+    leaves,
+    lift,
     tensorish,
+    union,
 )
 from flake8_device.analysis.symbols import dotted_name
 
@@ -50,6 +54,12 @@ if TYPE_CHECKING:
 
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
+
+
+def _clash(a: Value, b: Value) -> bool:
+    """Tensors on the host and on the accelerator: the operation fails along this path."""
+    kinds = {a.kind, b.kind}
+    return kinds == {Kind.HOST, Kind.ACCEL} and tensorish(a) and tensorish(b) and not (a.scalar or b.scalar)
 
 
 class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
@@ -462,9 +472,13 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
             return self._self_attribute(attr)
         base = self._eval(node.value)
         if attr in torch_api.NON_TENSOR_ATTRIBUTES:
-            if attr == "device" and base.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
+            if attr == "device" and any(a.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) for a in alternatives(base)):
                 return Value(Kind.NEUTRAL, module=False, device=self.ctx.code_for(node))
             return NEUTRAL
+        return lift(base, lambda value: self._attribute_of(value, attr))
+
+    @staticmethod
+    def _attribute_of(base: Value, attr: str) -> Value:
         if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is False:
             return base
         if base.batch or (base.module is None and base.kind in (Kind.HOST, Kind.ACCEL)):
@@ -492,19 +506,38 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
                 index = Operand(element.slice.value, self._eval(element.slice.value))
                 # A device tensor takes host indices; a host tensor refuses device ones (unless the
                 # index is 0-dim, which PyTorch reads with `.item()`).
-                if (
-                    base.kind is Kind.HOST
-                    and tensorish(base)
-                    and index.value.kind is Kind.ACCEL
-                    and tensorish(index.value)
-                    and not self._maybe_zero_dim(index.value)
-                ):
-                    self._emit(IndexMismatch(node, Operand(node.value, base), index, "indexing"), index.expr)
+                for indexed, used in self._pairs(base, index.value):
+                    if (
+                        indexed.kind is Kind.HOST
+                        and tensorish(indexed)
+                        and used.kind is Kind.ACCEL
+                        and tensorish(used)
+                        and not self._maybe_zero_dim(used)
+                    ):
+                        event = IndexMismatch(node, Operand(node.value, indexed), Operand(index.expr, used), "indexing")
+                        self._emit(event, index.expr)
+                        break
+        if base.kind is Kind.CONTAINER and base.container == "tuple" and len(node.slice) == 1:
+            position = node.slice[0].slice
+            if isinstance(position, cst.Index) and isinstance(position.value, cst.Integer):
+                number = int(position.value.value, 0)
+                if number < len(base.elements):
+                    return base.elements[number]
         return item_of(base)
+
+    @staticmethod
+    def _pairs(a: Value, b: Value) -> list[tuple[Value, Value]]:
+        """The places two values may have together, path by path (their alternatives, paired)."""
+        return [(x, y) for x in alternatives(a) for y in alternatives(b)]
 
     def _binary(self, node: cst.CSTNode, left: Operand, right: Operand, operation: str) -> Value:
         self._meet(node, [left, right], operation, arithmetic=True)
-        a, b = left.value, right.value
+        results = [self._combined(a, b) for a, b in self._pairs(left.value, right.value) if not _clash(a, b)]
+        return union(results) if results else UNKNOWN
+
+    @staticmethod
+    def _combined(a: Value, b: Value) -> Value:
+        """The result of arithmetic on two values along one path."""
         if a.kind is Kind.NEUTRAL:
             return replace(b, origin=b.origin) if tensorish(b) else UNKNOWN
         if b.kind is Kind.NEUTRAL:
@@ -522,18 +555,29 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         return UNKNOWN
 
     def _meet(self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool) -> None:
-        """Record where a host tensor meets an accelerator tensor or the function's inputs."""
-        tensors = [o for o in operands if tensorish(o.value)]
-        hosts = [o for o in tensors if o.value.kind is Kind.HOST and not (arithmetic and o.value.scalar)]
+        """Record where a host tensor meets an accelerator tensor or the function's inputs.
+
+        Each operand may have several places (along different paths, or as the elements of a
+        container): some path brings a host tensor together with a device one when any place of
+        one operand is the host and any place of another is the accelerator."""
+        places = [
+            (index, Operand(operand.expr, leaf))
+            for index, operand in enumerate(operands)
+            for leaf in leaves(operand.value)
+            if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is not Kind.INPUT)
+        ]
+        hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST]
         if not hosts:
             return
-        accel = next((o for o in tensors if o.value.kind is Kind.ACCEL and not (arithmetic and o.value.scalar)), None)
-        host = hosts[0]
-        if accel is not None:
-            self._emit(Mix(host, accel, operation), host.expr)
-            return
-        partner = next((o for o in tensors if o.value.kind is Kind.INPUT), None)
-        if partner is not None:
-            self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
+        for wanted in (Kind.ACCEL, Kind.INPUT):
+            for index, host in hosts:
+                partner = next((o for i, o in places if i != index and o.value.kind is wanted), None)
+                if partner is None:
+                    continue
+                if wanted is Kind.ACCEL:
+                    self._emit(Mix(host, partner, operation), host.expr)
+                else:
+                    self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
+                return
 
     # -- calls ------------------------------------------------------------------------

@@ -1,9 +1,28 @@
-"""The abstract values of the device flow: where a value lives, and what kind of thing it is."""
+"""The abstract values of the device flow: where a value lives, and what kind of thing it is.
+
+A value's place is one of:
+
+- ``HOST``: certainly on the CPU (a factory without ``device=``, ``.cpu()``, ``.to("cpu")``, a
+  batch from a data loader, a module never moved);
+- ``ACCEL``: moved to a device expression that may name an accelerator (``.to(device)``,
+  ``.cuda()``, ``device=dev``, the output of a moved model);
+- ``INPUT``: wherever the function's tensor inputs (or the module's own parameters) live, which
+  model code must follow;
+- ``NEUTRAL``: not a tensor (numbers, shapes, strings);
+- ``CONDITIONAL``: on the accelerator exactly when a device condition holds (``if args.cuda:
+  x = x.cuda()``), on the CPU otherwise; only the rule about device choices reads it, every
+  other rule sees it as unknown;
+- ``MAYBE``: different places along different paths (a value moved in one arm of an ``if`` and
+  not in the other): its ``alternatives`` are the places, each a value of its own.  A rule
+  reports when some alternative meets a different place: that path brings them together;
+- ``CONTAINER``: a list, tuple or dict built here, whose ``elements`` keep their places;
+- ``UNKNOWN``: anything else.  Unknown never produces a finding.
+"""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -21,6 +40,8 @@ class Kind(enum.Enum):
     INPUT = "input"
     LOADER = "loader"
     CONDITIONAL = "conditional"
+    MAYBE = "maybe"
+    CONTAINER = "container"
 
 
 # Conditions (``Value.condition``): the canonical text of a device condition, or one of these.
@@ -75,10 +96,79 @@ class Value:
     optimizer: OptimizerState | None = None
     # An instance of this file's helper class (see :mod:`.helpers`) that keeps host tensor constants.
     instance_of: str | None = None
+    # MAYBE: the places along different paths (none of them MAYBE).
+    alternatives: tuple[Value, ...] = ()
+    # CONTAINER: "list", "tuple" or "dict", and the values of its elements (for a tuple built
+    # here, in order).
+    container: str | None = None
+    elements: tuple[Value, ...] = ()
 
 
 UNKNOWN = Value()
 NEUTRAL = Value(Kind.NEUTRAL, module=False)
+
+
+# More alternatives than this are not tracked: the value becomes unknown.
+MAX_ALTERNATIVES = 4
+# Kinds an alternative may have (the others say nothing a rule could use).
+_PLACES = (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.LOADER, Kind.NEUTRAL, Kind.CONTAINER)
+
+
+def alternatives(value: Value) -> tuple[Value, ...]:
+    """The places ``value`` may have: its alternatives, or the value itself."""
+    return value.alternatives if value.kind is Kind.MAYBE else (value,)
+
+
+def leaves(value: Value) -> tuple[Value, ...]:
+    """Every place a tensor inside ``value`` may have: alternatives, and a container's elements."""
+    found: list[Value] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.kind is Kind.MAYBE:
+            stack.extend(current.alternatives)
+        elif current.kind is Kind.CONTAINER:
+            stack.extend(current.elements)
+        else:
+            found.append(current)
+    return tuple(found)
+
+
+def lift(value: Value, function: Callable[[Value], Value]) -> Value:
+    """``function`` applied along every path: to each alternative of a MAYBE value."""
+    if value.kind is Kind.MAYBE:
+        return union([function(alternative) for alternative in value.alternatives])
+    return function(value)
+
+
+def union(values: Sequence[Value]) -> Value:
+    """The value that may be any of ``values`` (alternatives of one kind are joined)."""
+    flat = [alternative for value in values for alternative in alternatives(value)]
+    if len({(v.generator, v.instance_of, v.optimizer is None) for v in flat}) > 1:
+        return UNKNOWN  # generators, helper instances, optimizers: one fact each, never mixed
+    merged: list[Value] = []
+    for alternative in flat:
+        for index, known in enumerate(merged):
+            if known.kind is alternative.kind and known.container == alternative.container:
+                merged[index] = _join_same_kind(known, alternative)
+                break
+        else:
+            merged.append(alternative)
+    if len(merged) == 1:
+        return merged[0]
+    informative = [v for v in merged if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.CONTAINER)]
+    if not informative or len(merged) > MAX_ALTERNATIVES or any(v.kind is Kind.CONDITIONAL for v in merged):
+        return UNKNOWN
+    modules = {v.module for v in merged if v.kind is not Kind.UNKNOWN}
+    return Value(
+        Kind.MAYBE,
+        alternatives=tuple(merged),
+        module=modules.pop() if len(modules) == 1 else None,
+        stateful=any(v.stateful for v in merged),
+        scalar=any(v.scalar for v in merged),
+        grad=any(v.grad for v in merged),
+        compares=any(v.compares for v in merged),
+    )
 
 
 def join(a: Value, b: Value) -> Value:
@@ -86,8 +176,20 @@ def join(a: Value, b: Value) -> Value:
         return a
     if a.generator != b.generator or a.instance_of != b.instance_of:
         return UNKNOWN
-    if a.kind is Kind.CONDITIONAL and (b.kind is not Kind.CONDITIONAL or a.condition != b.condition):
+    if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
+    if a.kind is b.kind and a.container == b.container:
+        return _join_same_kind(a, b)
+    return union((a, b))
+
+
+def _join_same_kind(a: Value, b: Value) -> Value:
+    if a == b:
+        return a
+    if a.kind is Kind.MAYBE:
+        return union((a, b))
+    if a.kind is Kind.CONTAINER:
+        return _join_containers(a, b)
     if a.kind is b.kind and a.kind in (
         Kind.ACCEL,
         Kind.HOST,
@@ -118,6 +220,31 @@ def join(a: Value, b: Value) -> Value:
     return UNKNOWN
 
 
+def _join_containers(a: Value, b: Value) -> Value:
+    """Two containers of one type: tuples of one length element by element, else all elements joined."""
+    if a.container != b.container:
+        return union((a, b))
+    if a.container == "tuple" and len(a.elements) == len(b.elements):
+        elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements))
+    else:
+        elements = (union((*a.elements, *b.elements)),) if a.elements or b.elements else ()
+    return Value(Kind.CONTAINER, container=a.container, elements=elements, module=None)
+
+
+def container_of(kind: str, elements: Sequence[Value]) -> Value:
+    """A list, tuple or dict built here; a list or dict keeps one joined element (it grows)."""
+    if kind == "tuple":
+        return Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None)
+    return Value(Kind.CONTAINER, container=kind, elements=(union(elements),) if elements else (), module=None)
+
+
+def element_values(value: Value) -> Value:
+    """What iterating or indexing a container gives: any of its elements."""
+    if value.kind is Kind.CONTAINER:
+        return union(value.elements) if value.elements else UNKNOWN
+    return UNKNOWN
+
+
 def _join_optimizers(a: OptimizerState | None, b: OptimizerState | None) -> OptimizerState | None:
     """State built on one path is a bug on that path (``if resume: opt.load_state_dict(...)``)."""
     if a == b:
@@ -125,9 +252,6 @@ def _join_optimizers(a: OptimizerState | None, b: OptimizerState | None) -> Opti
     if a is None or b is None or a.owner != b.owner:
         return None
     return a if a.built_by is not None else b
-
-
-# -- events ----------------------------------------------------------------------
 
 
 def tensorish(value: Value) -> bool:
@@ -139,6 +263,11 @@ def tensorish(value: Value) -> bool:
         and not value.generator
         and value.optimizer is None
     )
+
+
+def carries_tensor(value: Value) -> bool:
+    """A tensor along some path, or a container holding one."""
+    return any(tensorish(leaf) for leaf in leaves(value))
 
 
 def movable_pair(accel: Value, host: Value) -> bool:
@@ -173,7 +302,12 @@ def placement_condition(value: Value, *, module: bool) -> str | None:
 
 
 def item_of(value: Value) -> Value:
-    """``value[k]``: an item of a batch (moved or not) is a tensor; a tensor's slice may be 0-dim."""
+    """``value[k]``: an item of a batch (moved or not) is a tensor; a tensor's slice may be 0-dim;
+    a container's element."""
+    if value.kind is Kind.MAYBE:
+        return lift(value, item_of)
+    if value.kind is Kind.CONTAINER:
+        return element_values(value)
     if value.kind in (Kind.HOST, Kind.ACCEL) and (value.batch or value.module is None):
         return Value(value.kind, device=value.device, move=value.move, module=False, origin=value.origin)
     if tensorish(value):
@@ -182,7 +316,12 @@ def item_of(value: Value) -> Value:
 
 
 def element_of(value: Value) -> Value:
-    """What unpacking a value gives: a batch's items are tensors; a tensor's rows too."""
+    """What unpacking a value gives: a batch's items are tensors; a tensor's rows too; a container's
+    elements."""
+    if value.kind is Kind.MAYBE:
+        return lift(value, element_of)
+    if value.kind is Kind.CONTAINER:
+        return element_values(value)
     if value.kind is Kind.HOST and value.batch:
         return Value(Kind.HOST, module=False, origin=value.origin)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is False:
@@ -191,18 +330,30 @@ def element_of(value: Value) -> Value:
 
 
 def common_device(operands: Sequence[Operand]) -> Value:
-    values = [o.value for o in operands]
-    if not values:
-        return UNKNOWN
-    first = values[0]
-    if all(v.kind is first.kind for v in values) and first.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
-        return Value(
-            first.kind,
-            device=first.device,
-            move=first.move,
-            module=False,
-            origin=first.origin,
-            grad=any(v.grad for v in values),
-            scalar=all(v.scalar for v in values),
+    """Where the result of an operation on ``operands`` lives, along the paths where it succeeds."""
+    combinations: list[tuple[Value, ...]] = [()]
+    for operand in operands:
+        combinations = [(*c, a) for c in combinations for a in alternatives(operand.value)][: MAX_ALTERNATIVES**2]
+    results = []
+    for values in combinations:
+        if not values:
+            continue
+        kinds = {v.kind for v in values if not v.scalar} or {v.kind for v in values}
+        if kinds == {Kind.HOST, Kind.ACCEL}:
+            continue  # fails along this path
+        first = next(v for v in values if v.kind in kinds)
+        if len(kinds) != 1 or first.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
+            results.append(UNKNOWN)
+            continue
+        results.append(
+            Value(
+                first.kind,
+                device=first.device,
+                move=first.move,
+                module=False,
+                origin=first.origin,
+                grad=any(v.grad for v in values),
+                scalar=all(v.scalar for v in values),
+            )
         )
-    return UNKNOWN
+    return union(results) if results else UNKNOWN
