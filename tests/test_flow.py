@@ -355,3 +355,68 @@ def test_wrapping_a_module_still_on_the_host() -> None:
     ]
     final = {f.name.value: env for f, env in analysis.final_env.items() if isinstance(f, cst.FunctionDef)}
     assert final["d"]["model"].kind is Kind.ACCEL  # DEV504 reads this: the wrapper was moved afterwards
+
+
+def test_cpu_only_paths_give_way_where_paths_join() -> None:
+    # A test mode that pins the device to the CPU in one arm: after the join the model is on the device.
+    env = kinds(
+        """
+        model = nn.Linear(2, 2)
+        if args.test_mode:
+            device = "cpu"
+            model.to(device)
+        else:
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model.to(device)
+        """
+    )
+    assert env["model"] is Kind.ACCEL
+    # Moved back to the CPU only on a CPU-only path: along the others it is still on the device.
+    body = """
+        x = torch.ones(3).to(device)
+        if not torch.cuda.is_available():
+            x = x.cpu()
+        x.numpy()
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+    # Moved back to the CPU exactly when the device chosen for it may be an accelerator.
+    body = """
+        device = torch.device("cuda" if use_gpu else "cpu")
+        x = torch.ones(3).to(device)
+        if use_gpu:
+            x = x.cpu()
+        x.numpy()
+        """
+    assert event_types(body) == []
+
+
+def test_no_finding_on_a_cpu_only_path() -> None:
+    body = """
+        x = torch.ones(3).to(device)
+        if device.type == "cpu":
+            y = x + torch.ones(3)
+        if args.cuda:
+            pass
+        else:
+            z = x + torch.ones(3)
+        """
+    assert event_types(body) == []
+    # An accelerator test with an `elif` for another accelerator: the `else` of the first is not CPU-only.
+    body = """
+        x = torch.ones(3).to(device)
+        if args.cuda:
+            pass
+        elif args.mps:
+            z = x + torch.ones(3)
+        """
+    assert event_types(body) == ["Mix"]
+
+
+def test_a_container_keeps_the_places_of_its_elements() -> None:
+    body = """
+        h0 = torch.zeros(1, 2, 4)
+        c0 = torch.zeros(1, 2, 4)
+        lstm = nn.LSTM(3, 4).to(device)
+        out = lstm(torch.ones(5, 2, 3).to(device), (h0, c0))
+        """
+    assert event_types(body) == ["InputNotMoved"]

@@ -273,7 +273,7 @@ def test_if_statements_and_expressions_make_conditional_placements() -> None:
     assert env["v"].kind is Kind.UNKNOWN  # three ways: not followed
 
 
-def test_conditional_values_are_unknown_to_the_other_rules() -> None:
+def test_conditional_values_meet_host_tensors_along_their_accelerator_path() -> None:
     body = """
         x = torch.ones(3)
         if use_cuda:
@@ -282,6 +282,17 @@ def test_conditional_values_are_unknown_to_the_other_rules() -> None:
         """
     env = module_env(body)
     assert (env["x"].kind, env["x"].condition) == (Kind.CONDITIONAL, "use_cuda")
+    # Where `use_cuda` holds, `x` is on the device and `torch.ones(3)` is not.
+    assert event_types(body) == ["Mix"]
+    # Both placed under the same condition: along every path they are together.
+    body = """
+        x = torch.ones(3)
+        z = torch.ones(3)
+        if use_cuda:
+            x = x.cuda()
+            z = z.cuda()
+        y = x + z
+        """
     assert event_types(body) == []
 
 

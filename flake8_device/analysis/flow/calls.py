@@ -39,6 +39,7 @@ def _unmoved_input(value: Value) -> bool:
     """A tensor (or a batch) on the host, given to a model on the accelerator."""
     return (
         value.kind is Kind.HOST
+        and value.condition is None
         and not value.scalar
         and value.module is not True
         and not value.generator
@@ -161,9 +162,11 @@ class CallsMixin(InterpreterBase):
         self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value, arguments: list[Operand]
     ) -> Value:
         """A method of ``receiver`` along one path (the calls that change state are handled before)."""
-        if method == "numpy" and receiver.kind is Kind.ACCEL and tensorish(receiver):
-            self._emit(NumpyOnAccel(node, Operand(base, receiver), node.func.attr), node)  # type: ignore[attr-defined]
-            return NEUTRAL
+        if method == "numpy":
+            accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            if accel is not None:
+                self._emit(NumpyOnAccel(node, Operand(base, accel), node.func.attr), node)  # type: ignore[attr-defined]
+                return NEUTRAL
         if receiver.instance_of is not None:
             self._check_helper(node, receiver, method, arguments)
             return UNKNOWN
@@ -305,7 +308,10 @@ class CallsMixin(InterpreterBase):
         if qualified.startswith(("torch.", "torchmetrics.functional.")) and not qualified.startswith(
             ("torch.cuda.", "torch.distributed.", "torch.backends.", "torch._")
         ):
-            tensors = [a for a in arguments if carries_tensor(a.value)]
+            # A list or tuple written in the call meets through its elements (reported where they are).
+            tensors = [
+                a for a in arguments if carries_tensor(a.value) and not isinstance(a.expr, (cst.List, cst.Tuple))
+            ]
             listed = [
                 Operand(e.value, self._value_of(e.value))
                 for a in node.args

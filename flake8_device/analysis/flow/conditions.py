@@ -16,7 +16,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, DEVICE_NAME
 from flake8_device.analysis.flow.state import State
 from flake8_device.analysis.flow.syntax import last_name, path_of
-from flake8_device.analysis.flow.values import ALWAYS, Kind, Value, movable_pair
+from flake8_device.analysis.flow.values import ALWAYS, Kind, Value, movable_pair, negate
 from flake8_device.analysis.symbols import dotted_name
 
 # A condition that chooses a device names one (``args.cuda``, ``use_gpu``, ``device.type == "cpu"``);
@@ -43,23 +43,82 @@ def condition_shaped(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("is_available")
 
 
-def negate(condition: str) -> str:
-    match = re.fullmatch(r"not \((.*)\)", condition)
-    if match is not None and balanced(match.group(1)):
-        return match.group(1)
-    return f"not ({condition})"
+# A flag or attribute whose truth means the CPU (``args.cpu``, ``no_cuda``, ``force_cpu``); other
+# device words (``use_gpu``, ``args.cuda``) mean an accelerator.
+_CPU_FLAG = re.compile(r"cpu|(?:^|_)(?:no|disable|without)_?(?:cuda|gpu|accel\w*|mps)$", re.I)
+_ACCELERATOR_FLAG = re.compile(r"cuda|gpu|mps|xpu|npu|accel", re.I)
+_AVAILABILITY_CALL = re.compile(r"(?:^|\.)(?:is_available|is_built)$")
 
 
-def balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0
+def _flag_polarity(name: str) -> bool | None:
+    """True when a flag named ``name`` being true means the CPU, False when it means an accelerator."""
+    last = name.rsplit(".", 1)[-1]
+    if _CPU_FLAG.search(last):
+        return True
+    if _ACCELERATOR_FLAG.search(last):
+        return False
+    return None
 
 
 class ConditionsMixin(InterpreterBase):
+    def _cpu_when(self, test: cst.BaseExpression) -> bool | None:
+        """Whether a test holding means the code runs on the CPU only (True), or that it may run on an
+        accelerator and its failing means the CPU only (False); None when the test says neither.
+
+        ``if device.type == "cpu":``, ``if not torch.cuda.is_available():``, ``if args.cpu:`` guard
+        CPU-only code; ``if use_cuda:`` and ``if torch.cuda.is_available():`` guard the accelerator,
+        and their ``else`` is CPU-only.  Such paths never make an accelerator finding.
+        """
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._cpu_when(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            parts = [self._cpu_when(test.left), self._cpu_when(test.right)]
+            if isinstance(test.operator, cst.And):
+                # Both must hold: one meaning the CPU suffices; failing means the CPU if each part
+                # failing does (``use_cuda and torch.cuda.is_available()``).
+                if True in parts:
+                    return True
+                return False if parts == [False, False] or (False in parts and None in parts) else None
+            if parts == [True, True]:
+                return True
+            return False if parts == [False, False] else None
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            return self._compared_device(test)
+        if isinstance(test, cst.Call):
+            name = dotted_name(test.func) or ""
+            return False if _AVAILABILITY_CALL.search(name) and _ACCELERATOR_FLAG.search(name) else None
+        path = path_of(test)
+        if path is None:
+            return None
+        if path in self.state.polarity:
+            return self.state.polarity[path]
+        if path.endswith(".is_cuda"):
+            return False
+        if path.endswith(".is_cpu"):
+            return True
+        return _flag_polarity(path)
+
+    @staticmethod
+    def _compared_device(test: cst.Comparison) -> bool | None:
+        """``device.type == "cpu"`` means the CPU; ``!= "cpu"``, ``== "cuda"`` an accelerator."""
+        target = test.comparisons[0]
+        if not isinstance(target.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)):
+            return None
+        literal = next(
+            (patterns.string_value(s) for s in (test.left, target.comparator) if patterns.string_value(s) is not None),
+            None,
+        )
+        if literal is None:
+            return None
+        equal = isinstance(target.operator, (cst.Equal, cst.Is))
+        kind = literal.split(":")[0]
+        if kind == "cpu":
+            return equal
+        if kind in ACCELERATOR_WORDS and equal:
+            return False
+        return None
+
     def _bind_condition(self, path: str, value_node: cst.BaseExpression, value: Value) -> None:
         """Remember names bound to device conditions (``use_cuda = ...``) and device choices."""
         conditions = self.state.conditions
@@ -74,6 +133,11 @@ class ConditionsMixin(InterpreterBase):
             conditions[path] = (True, choice)
             return
         if value.kind in (Kind.UNKNOWN, Kind.NEUTRAL) and value.module is not True and condition_shaped(value_node):
+            polarity = self._cpu_when(value_node)
+            if polarity is None:
+                self.state.polarity.pop(path, None)
+            else:
+                self.state.polarity[path] = polarity
             text = self._canonical(value_node, conditions)
             if DEVICE_CONDITION.search(text):
                 conditions[path] = (False, text)
@@ -201,6 +265,10 @@ class ConditionsMixin(InterpreterBase):
             condition = self._condition_text(node.test, after_if, conditions)
             if condition is None:
                 return None
+            if accel.condition == (condition if negated else negate(condition)):
+                # Placed on a device chosen by the opposite of this arm's test: that device is the CPU
+                # here (``if run_on_gpu: y = y.cpu()``, where ``y`` is on the device ``run_on_gpu`` chose).
+                return host
             return Value(
                 Kind.CONDITIONAL,
                 condition=negate(condition) if negated else condition,
@@ -213,14 +281,14 @@ class ConditionsMixin(InterpreterBase):
         return None
 
     def _join_placements_under(self, statement: cst.If, body: State, orelse: State, before: State) -> None:
-        """After ``if use_cuda: x = x.cuda()``, ``x`` is on the accelerator exactly when ``use_cuda``."""
+        """After ``if use_cuda: x = x.cuda()``, ``x`` is on the accelerator exactly when ``use_cuda``.
+
+        Read from the branches as they were, before the join let a CPU-only branch give way."""
         if body.terminated or orelse.terminated:
             return
-        for key, joined in list(self.state.env.items()):
-            if joined.kind not in (Kind.UNKNOWN, Kind.MAYBE):
-                continue
-            when_true, when_false = body.env.get(key), orelse.env.get(key)
-            if when_true is None or when_false is None:
+        for key in body.env.keys() & orelse.env.keys():
+            when_true, when_false = body.env[key], orelse.env[key]
+            if when_true == when_false:
                 continue
             placed = self._conditional_placement(statement, when_true, when_false, before.conditions)
             if placed is not None:

@@ -24,6 +24,7 @@ from flake8_device.analysis.flow.conditions import ConditionsMixin
 from flake8_device.analysis.flow.events import DiscardedMove, Event, HostMeetsInput, IndexMismatch, Mix, Operand
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.knowledge import (
+    DEVICE_NAME,
     LOADER_NAME,
     MODULE_TENSOR_EVIDENCE,
     NO_GRAD,
@@ -39,6 +40,7 @@ from flake8_device.analysis.flow.values import (
     Kind,
     Value,
     alternatives,
+    container_of,
     element_of,
     item_of,
     join,
@@ -54,6 +56,20 @@ if TYPE_CHECKING:
 
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
+
+
+def _mark_cpu_literal_paths(branches: list[State]) -> None:
+    """A branch that sets a device to the CPU literal where another sets one that may be an
+    accelerator runs on the CPU only (``if args.test: device = "cpu" else: device = "cuda"``)."""
+    live = [b for b in branches if not b.terminated and not b.cpu_only]
+    if len(live) < 2:
+        return
+    names = {name for b in live for name in b.env if DEVICE_NAME.search(name)}
+    for name in names:
+        on_cpu = [b for b in live if b.env.get(name, UNKNOWN).constant == "cpu"]
+        if on_cpu and len(on_cpu) < len(live):
+            for branch in on_cpu:
+                branch.cpu_only = True
 
 
 def _clash(a: Value, b: Value) -> bool:
@@ -117,7 +133,7 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         return self.run(block_of(function.body))
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
-        if self.record:
+        if self.record and not self.state.cpu_only:
             self.analysis.add(event, key_node)
 
     # -- statements -------------------------------------------------------------
@@ -136,17 +152,22 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         elif isinstance(statement, cst.If):
             self._eval(statement.test)
             before = self.state
+            cpu_when = self._cpu_when(statement.test)
             branches = []
             self.state = before.copy()
+            self.state.cpu_only |= cpu_when is True
             self._block(block_of(statement.body))
             branches.append(self.state)
             self.state = before.copy()
+            # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
+            self.state.cpu_only |= cpu_when is False and not isinstance(statement.orelse, cst.If)
             if statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
                 else:
                     self._block(block_of(statement.orelse.body))
             branches.append(self.state)
+            _mark_cpu_literal_paths(branches)
             self.state = join_states(branches)
             self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
@@ -428,15 +449,19 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
             conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
             return conditional if conditional is not None else join(when_true, when_false)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            for element in node.elements:
-                self._eval(element.value)
-            return UNKNOWN
+            values = [self._eval(element.value) for element in node.elements]
+            if isinstance(node, cst.Set) or any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return UNKNOWN
+            return container_of("tuple" if isinstance(node, cst.Tuple) else "list", values)
         if isinstance(node, cst.Dict):
+            values = []
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
                     self._eval(element.key)
-                self._eval(element.value)
-            return UNKNOWN
+                values.append(self._eval(element.value))
+            if any(not isinstance(e, cst.DictElement) for e in node.elements):
+                return UNKNOWN
+            return container_of("dict", values)
         if isinstance(node, cst.NamedExpr):
             value = self._eval(node.value)
             path = path_of(node.target)
@@ -566,7 +591,9 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
             for leaf in leaves(operand.value)
             if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is not Kind.INPUT)
         ]
-        hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST]
+        # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
+        # device-choice rule's to judge (DEV306), not a plain mix.
+        hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST and o.value.condition is None]
         if not hosts:
             return
         for wanted in (Kind.ACCEL, Kind.INPUT):

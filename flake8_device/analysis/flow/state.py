@@ -53,10 +53,21 @@ class State:
     # chosen by one (``device = torch.device("cuda" if use_cuda else "cpu")``):
     # name -> (is a device, the condition under which it holds / is an accelerator).
     conditions: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    # Flags bound to a device test: name -> whether the flag being true means the CPU.
+    polarity: dict[str, bool] = field(default_factory=dict)
+    # This path runs on the CPU only (under a CPU guard, or with its device set to a CPU literal):
+    # it makes no accelerator finding, and where paths join it gives way to the others.
+    cpu_only: bool = False
 
     def copy(self) -> State:
         return State(
-            self.env.copy(), dict(self.pending), dict(self.transformed), self.terminated, dict(self.conditions)
+            self.env.copy(),
+            dict(self.pending),
+            dict(self.transformed),
+            self.terminated,
+            dict(self.conditions),
+            dict(self.polarity),
+            self.cpu_only,
         )
 
 
@@ -66,6 +77,9 @@ def join_states(states: Sequence[State]) -> State:
         merged = states[0].copy()
         merged.terminated = True
         return merged
+    # Paths that run on the CPU only make no accelerator finding: after the join, what matters is
+    # where the other paths leave each value.
+    live = [s for s in live if not s.cpu_only] or live
     first = live[0]
     env = Env()
     for key in first.env:
@@ -83,4 +97,6 @@ def join_states(states: Sequence[State]) -> State:
             pending[key] = tuple(dict.fromkeys(pending.get(key, ()) + events))
     transformed = {k: v for k, v in first.transformed.items() if all(s.transformed.get(k) == v for s in live)}
     conditions = {k: v for k, v in first.conditions.items() if all(s.conditions.get(k) == v for s in live)}
-    return State(env, pending, transformed, conditions=conditions)
+    polarity = {k: v for k, v in first.polarity.items() if all(s.polarity.get(k) == v for s in live)}
+    cpu_only = all(s.cpu_only for s in live)
+    return State(env, pending, transformed, conditions=conditions, polarity=polarity, cpu_only=cpu_only)

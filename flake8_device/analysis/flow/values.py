@@ -22,6 +22,7 @@ A value's place is one of:
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -114,18 +115,38 @@ MAX_ALTERNATIVES = 4
 _PLACES = (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.LOADER, Kind.NEUTRAL, Kind.CONTAINER)
 
 
+def negate(condition: str) -> str:
+    match = re.fullmatch(r"not \((.*)\)", condition)
+    if match is not None and balanced(match.group(1)):
+        return match.group(1)
+    return f"not ({condition})"
+
+
+def balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def alternatives(value: Value) -> tuple[Value, ...]:
     """The places ``value`` may have: its alternatives, or the value itself."""
     return value.alternatives if value.kind is Kind.MAYBE else (value,)
 
 
 def leaves(value: Value) -> tuple[Value, ...]:
-    """Every place a tensor inside ``value`` may have: alternatives, and a container's elements."""
+    """Every place a tensor inside ``value`` may have: alternatives, a container's elements, and the
+    two places of a conditional placement (each with the condition it holds under)."""
     found: list[Value] = []
     stack = [value]
     while stack:
         current = stack.pop()
-        if current.kind is Kind.MAYBE:
+        if current.kind is Kind.CONDITIONAL and current.condition is not None:
+            found.append(replace(current, kind=Kind.ACCEL))
+            found.append(replace(current, kind=Kind.HOST, condition=negate(current.condition), device=None, move=None))
+        elif current.kind is Kind.MAYBE:
             stack.extend(current.alternatives)
         elif current.kind is Kind.CONTAINER:
             stack.extend(current.elements)
