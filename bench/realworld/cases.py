@@ -199,7 +199,7 @@ def lint(paths: list[Path]) -> dict[Path, list[tuple[int, int, str]]]:
     found: dict[Path, list[tuple[int, int, str]]] = {}
     for path in paths:
         outcome = check_file((str(path), options))
-        found[path] = sorted((f.line, f.col, f.code) for f in outcome.findings)
+        found[path] = sorted((f.line, f.column, f.code) for f in outcome.findings)
     return found
 
 
