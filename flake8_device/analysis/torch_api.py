@@ -63,6 +63,37 @@ HOST_ONLY_FACTORIES: frozenset[str] = frozenset(
     }
 )
 
+# torch functions of tensors that return something else than a tensor where their inputs are.
+NON_TENSOR_FUNCTIONS: frozenset[str] = frozenset(
+    f"torch.{name}"
+    for name in (
+        "is_tensor",
+        "is_storage",
+        "is_floating_point",
+        "is_complex",
+        "is_nonzero",
+        "is_same_size",
+        "numel",
+        "equal",
+        "allclose",
+        "save",
+        "load",
+        "manual_seed",
+        "get_rng_state",
+        "set_rng_state",
+        "result_type",
+        "promote_types",
+        "can_cast",
+        "broadcast_shapes",
+        "set_printoptions",
+        "nn.utils.clip_grad_norm_",
+        "nn.utils.clip_grad_value_",
+        "nn.init.calculate_gain",
+        "autograd.grad",
+        "autograd.backward",
+    )
+)
+
 # ``torch.*_like(x)`` follows ``x`` unless told otherwise.
 LIKE_FACTORIES: frozenset[str] = frozenset(
     f"torch.{name}_like" for name in ("empty", "full", "ones", "rand", "randint", "randn", "zeros")

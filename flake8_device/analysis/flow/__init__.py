@@ -1,34 +1,27 @@
-"""Device flow: where each value lives, statement by statement.
+"""Device flow: where each value may be, at every point of the file's code.
 
-Each scope (the top-level script, every function and method) is interpreted
-in statement order over an abstract state mapping names (``x``,
-``self.mask``, ``batch.x``) to a :class:`Value`:
+The interpreter (:mod:`.interpreter`) runs each scope (the top-level script, every function
+and method) in statement order over an abstract state mapping names (``x``, ``self.mask``,
+``batch.x``) to values (:mod:`.values`): a value's place is a set of possible places along
+paths (host, accelerator, "where the inputs are", unknown).  Branches join into sets, loops
+are iterated to a fixed point, paths that only run on the CPU never make an accelerator
+finding, and the result is a list of events (:mod:`.events`) that rules turn into findings.
 
-- ``HOST``: certainly on the CPU (a factory without ``device=``, ``.cpu()``,
-  ``.to("cpu")``, a batch from a data loader, a module never moved);
-- ``ACCEL``: certainly moved to a device expression (``.to(device)``,
-  ``.cuda()``, ``device=dev``, the output of a moved model);
-- ``INPUT``: wherever the function's tensor inputs (or the module's own
-  parameters) live, which model code must follow;
-- ``NEUTRAL``: not a tensor (numbers, shapes, strings);
-- ``CONDITIONAL``: on the accelerator exactly when a device condition holds
-  (``if args.cuda: x = x.cuda()``), on the CPU otherwise; only the rule about
-  device choices reads it, every other rule sees it as unknown;
-- ``UNKNOWN``: anything else.  Unknown never produces a finding.
+The file is analysed as a whole:
 
-Branches are joined (a value that differs between the arms becomes unknown,
-except that moves in both arms still count as moved), loops are iterated to
-a fixed point before their events are recorded, and the result is a list of
-*events* (two devices meeting, a discarded move, ...) that rules turn into
-findings.  Known PyTorch exceptions are built in: a host tensor that may be
-0-dim mixes legally with device tensors, and indexing a device tensor with
-host indices is legal (the reverse is not, and neither is any device mismatch
-in ``gather``/``index_select``-style index arguments).
+- calls into the file's own functions and methods apply their summaries (:mod:`.summaries`,
+  :mod:`.local_calls`), and each function starts from what its callers in the file pass it;
+- a class's methods see the attributes its construction (``__init__`` and what it calls) and
+  its other methods set (:meth:`FlowAnalysis.attribute_state`); a module's registered state
+  goes wherever the module goes, its plain attributes stay where they were made;
+- calling a module is where its parameters meet its tensor arguments, containers included.
 
-Besides tensors and modules, a few objects carry device facts of their own:
-random generators (``torch.Generator(device=...)``), optimizers (whether their
-state was built while their module was still on the host), and instances of
-helper classes that keep host tensor constants (:mod:`.helpers`).
+Known PyTorch exceptions are built in: a host tensor that may be 0-dim mixes legally with
+device tensors, and indexing a device tensor with host indices is legal (the reverse is not,
+and neither is any device mismatch in ``gather``/``index_select``-style index arguments).
+Besides tensors and modules, a few objects carry device facts of their own: random generators,
+optimizers (whether their state was built while their module was still on the host), and
+instances of helper classes that keep host tensor constants (:mod:`..helpers`).
 """
 
 from __future__ import annotations
@@ -43,9 +36,12 @@ from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.interpreter import Interpreter
+from flake8_device.analysis.flow.program import Program
+from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks
-from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value
+from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, union
 from flake8_device.analysis.helpers import HelperClasses
+from flake8_device.walk import children
 
 if TYPE_CHECKING:
     from flake8_device.context import FileContext
@@ -72,6 +68,12 @@ class FlowAnalysis:
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
         self.final_env: dict[cst.CSTNode, dict[str, Value]] = {}
         self._seen: set[tuple[type, int]] = set()
+        self.program = Program(ctx.module)
+        self._summaries: dict[tuple[cst.FunctionDef, bool], Summary | None] = {}
+        self._summarizing: list[cst.FunctionDef] = []
+        self._attribute_states: dict[str, dict[str, Value]] = {}
+        # What the calls in the file pass each function: parameter -> values.
+        self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
         self._run()
 
     def events_of(self, kind: type[E]) -> list[E]:
@@ -93,12 +95,65 @@ class FlowAnalysis:
             self._seen.add(key)
             self.events.append(event)
 
+    # -- the file's own functions --------------------------------------------------------------
+    def summary(self, function: cst.FunctionDef, *, seeded: bool = True) -> Summary | None:
+        """What ``function`` does (see :mod:`.summaries`); None while it is being summarised (a
+        recursive call) or too deep inside other summaries.  ``seeded``: a method starts from the
+        attributes its class holds."""
+        key = (function, seeded)
+        if key in self._summaries:
+            return self._summaries[key]
+        if function in self._summarizing or len(self._summarizing) >= MAX_SUMMARY_DEPTH:
+            return None
+        self._summarizing.append(function)
+        try:
+            owner = self.program.owner(function)
+            interpreter = Interpreter(self, function, owner.node if owner else None, summary_mode=True)
+            if seeded and owner is not None:
+                interpreter.seed_attributes(self.attribute_state(owner.node.name.value))
+            summary = interpreter.summarize()
+        finally:
+            self._summarizing.pop()
+        self._summaries[key] = summary
+        return summary
+
+    def attribute_state(self, class_name: str) -> dict[str, Value]:
+        """What each attribute of ``self`` may hold in the methods of ``class_name``: what its
+        construction (``__init__`` and what it calls) leaves there, joined with what its other
+        methods set (a reset, an ``init_hidden``, a cache filled on the first call)."""
+        state = self._attribute_states.get(class_name)
+        if state is not None:
+            return state
+        self._attribute_states[class_name] = {}  # while it is computed (methods calling each other)
+        found: dict[str, list[Value]] = {}
+        for entry in reversed(list(self.program.lineage(class_name))):
+            for name, method in entry.methods.items():
+                summary = self.summary(method, seeded=False)
+                if summary is None:
+                    continue
+                for attribute, value in summary.attributes.items():
+                    values = found.setdefault(attribute, [])
+                    if name == "__init__":
+                        values.insert(0, value)
+                    else:
+                        values.append(value)
+        state = {attribute: union(values) for attribute, values in found.items()}
+        self._attribute_states[class_name] = state
+        return state
+
+    def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None:
+        if record:
+            context = self.contexts.setdefault(function, {})
+            for name, value in values.items():
+                context.setdefault(name, []).append(value)
+
     def _run(self) -> None:
         # Only the code flow rules selected is interpreted (other rules' units are parsed too).
+        # Callers run before the functions they call, so that those start from what they are given.
         module = self.ctx.module
         if self.ctx.flow_covers(()):
             self.final_env[module] = Interpreter(self, None, None).run(module.body)
-        for function, owner, path in _functions(module.body, None, ()):
+        for function, owner, path in _callers_first(list(_functions(module.body, None, ())), self.program):
             if self.ctx.flow_covers(path):
                 self.final_env[function] = Interpreter(self, function, owner, path).run_function()
 
@@ -123,3 +178,53 @@ def _functions(
         elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
             for block in compound_blocks(statement):
                 yield from _functions(block, owner, path)
+
+
+def _callers_first(
+    functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]], program: Program
+) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
+    """The functions, each after the functions of the file that call it (file order otherwise)."""
+    by_name = {f.name.value: f for f, owner, _ in functions if owner is None}
+    callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
+    for function, owner, _ in functions:
+        for name in _called_names(function):
+            callee = by_name.get(name)
+            if callee is None and owner is not None:
+                callee = program.method(owner.name.value, name)
+            if callee is not None and callee is not function and callee in callers:
+                callers[callee].add(function)
+    ordered: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]] = []
+    done: set[cst.FunctionDef] = set()
+    entries = {f: (f, owner, path) for f, owner, path in functions}
+
+    def visit(function: cst.FunctionDef, active: set[cst.FunctionDef]) -> None:
+        if function in done or function in active:
+            return
+        active.add(function)
+        for caller in callers[function]:
+            visit(caller, active)
+        active.discard(function)
+        done.add(function)
+        ordered.append(entries[function])
+
+    for function, _, _ in functions:
+        visit(function, set())
+    return ordered
+
+
+def _called_names(function: cst.FunctionDef) -> set[str]:
+    """Names called in a function's body: ``f(...)`` and ``self.f(...)``."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                names.add(func.value)
+            elif isinstance(func, cst.Attribute):
+                names.add(func.attr.value)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(children(node))
+    return names

@@ -42,6 +42,8 @@ class InterpreterBase:
     in_lightning_module: bool
     # The file uses a library that places models and batches itself (Accelerate, Fabric).
     uses_auto_placement: bool
+    # Summarising the function for its callers (see :mod:`.summaries`): no events are recorded.
+    summary_mode: bool
 
     if TYPE_CHECKING:
 
@@ -73,6 +75,11 @@ class InterpreterBase:
 
         # conditions
         def _device_choice(self, node: cst.BaseExpression) -> str | None: ...
+
+        # local calls
+        def _local_callee(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, bool] | None: ...
+
+        def _call_local(self, node: cst.Call, function: cst.FunctionDef, bound: bool) -> Value: ...
 
         # checks
         def _use(self, node: cst.BaseExpression) -> None: ...

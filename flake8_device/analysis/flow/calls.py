@@ -50,6 +50,9 @@ def _unmoved_input(value: Value) -> bool:
 class CallsMixin(InterpreterBase):
     def _call(self, node: cst.Call) -> Value:
         func = node.func
+        local = self._local_callee(func)
+        if local is not None:
+            return self._call_local(node, *local)
         qualified = self.symbols.qualify(func)
         if isinstance(func, cst.Attribute) and qualified is None:
             receiver_value = self._eval(func.value)
@@ -98,6 +101,9 @@ class CallsMixin(InterpreterBase):
             return common_device(tensors)
         if callee.module is True:
             self._check_device_choice(node, callee, arguments)
+            if callee.kind is Kind.CONDITIONAL:
+                # Its outputs are on the accelerator exactly when it is.
+                return Value(Kind.CONDITIONAL, module=False, condition=callee.condition, device=callee.device)
         if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             return UNKNOWN
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
@@ -328,9 +334,10 @@ class CallsMixin(InterpreterBase):
                     tensors = [t for t in tensors if t is not index]
             strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
-            if qualified in torch_api.TENSOR_TRANSFORMS:
-                return common_device(tensors)
-            return UNKNOWN
+            if qualified in torch_api.NON_TENSOR_FUNCTIONS or not tensors:
+                return UNKNOWN
+            # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``).
+            return common_device(tensors)
         return None
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:

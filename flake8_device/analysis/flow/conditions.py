@@ -101,8 +101,16 @@ class ConditionsMixin(InterpreterBase):
 
     @staticmethod
     def _compared_device(test: cst.Comparison) -> bool | None:
-        """``device.type == "cpu"`` means the CPU; ``!= "cpu"``, ``== "cuda"`` an accelerator."""
+        """``device.type == "cpu"`` means the CPU; ``!= "cpu"``, ``== "cuda"`` an accelerator; so does a
+        device given (``args.device is not None``), where none given means the CPU."""
         target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            compared = path_of(test.left)
+            if compared is None or not DEVICE_NAME.search(compared):
+                return None
+            if isinstance(target.operator, cst.IsNot):
+                return False
+            return True if isinstance(target.operator, cst.Is) else None
         if not isinstance(target.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)):
             return None
         literal = next(

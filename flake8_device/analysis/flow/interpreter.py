@@ -31,8 +31,10 @@ from flake8_device.analysis.flow.knowledge import (
     PASS_THROUGH_CALLS,
     TENSOR_EVIDENCE,
 )
+from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.state import Env, State, join_states
+from flake8_device.analysis.flow.summaries import Summary
 from flake8_device.analysis.flow.syntax import block_of, is_static, last_name, operator_symbol, path_of, target_paths
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
@@ -72,28 +74,51 @@ def _mark_cpu_literal_paths(branches: list[State]) -> None:
                 branch.cpu_only = True
 
 
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); anything else -> None."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        path = path_of(test.left)
+        if path is not None and isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            if isinstance(target.operator, cst.Is):
+                return path, True
+            if isinstance(target.operator, cst.IsNot):
+                return path, False
+    return None
+
+
 def _clash(a: Value, b: Value) -> bool:
     """Tensors on the host and on the accelerator: the operation fails along this path."""
     kinds = {a.kind, b.kind}
     return kinds == {Kind.HOST, Kind.ACCEL} and tensorish(a) and tensorish(b) and not (a.scalar or b.scalar)
 
 
-class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
+class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
     def __init__(
         self,
         analysis: FlowAnalysis,
         function: cst.FunctionDef | None,
         owner: cst.ClassDef | None,
         path: tuple[str, ...] = (),
+        *,
+        summary_mode: bool = False,
     ) -> None:
         self.analysis = analysis
+        # Summarising a function for its callers: parameters stand for the caller's values, and
+        # no event is recorded (the function's own run reports its findings).
+        self.summary_mode = summary_mode
+        self.returns: list[Value] = []
+        # Parameters moved in place (``model.to(device)`` on a parameter), with their value then.
+        self.moved_in_place: dict[str, Value] = {}
+        # The attributes of ``self`` the run started from (see ``seed_attributes``).
+        self.seeded: dict[str, Value] = {}
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
         self.owner = owner
         self.path = path
         self.state = State()
-        self.record = True
+        self.record = not summary_mode
         self.no_grad = 0
         self.loop_depth = 0
         self.self_name: str | None = None
@@ -113,24 +138,75 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
     def run_function(self) -> dict[str, Value]:
         function = self.function
         assert function is not None
-        params = [*function.params.posonly_params, *function.params.params]
-        is_method = self.owner is not None and not is_static(function) and bool(params)
-        if is_method:
-            self.self_name = params[0].name.value
+        self._bind_self()
+        if self.owner is not None and self.self_name is not None and function.name.value != "__init__":
+            self.seed_attributes(self.analysis.attribute_state(self.owner.name.value))
         attributes = MODULE_TENSOR_EVIDENCE if self.in_module_class else TENSOR_EVIDENCE
         functions = self.ctx.functions
         evidence = functions.evidence(self.path, attributes) if functions is not None else None
         inputs = tensor_inputs(
             function,
             self.ctx,
-            skip_first=is_method,
+            skip_first=self.self_name is not None,
             in_module=self.in_module_class,
             device_aware=not self.in_module_class,
             evidence=evidence,
         )
-        for name in inputs:
-            self.state.env[name] = Value(Kind.INPUT, module=False)
+        defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
+        # What the file's own calls pass, joined with what other callers may pass.
+        for name, values in self.analysis.contexts.get(function, {}).items():
+            defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+        for name, value in defaults.items():
+            if value.kind is not Kind.UNKNOWN:
+                self.state.env[name] = value
         return self.run(block_of(function.body))
+
+    def _bind_self(self) -> None:
+        function = self.function
+        assert function is not None
+        params = [*function.params.posonly_params, *function.params.params]
+        if self.owner is not None and not is_static(function) and params:
+            self.self_name = params[0].name.value
+
+    def seed_attributes(self, attributes: dict[str, Value]) -> None:
+        """Start a method from what ``self``'s attributes hold (see FlowAnalysis.attribute_state).
+
+        A module's submodules, parameters and buffers go wherever the module goes: they are read
+        from the class's registrations (see ``_self_attribute``), not from where they were made."""
+        if self.self_name is None:
+            self._bind_self()
+        if self.self_name is None:
+            return
+        info = self.ctx.class_info(self.owner) if self.owner is not None and self.in_module_class else None
+        for attribute, value in attributes.items():
+            if info is not None and (info.holds_state(attribute) or value.module is True):
+                continue
+            if value.kind is not Kind.UNKNOWN:
+                self.state.env[f"{self.self_name}.{attribute}"] = value
+                self.seeded[f"{self.self_name}.{attribute}"] = value
+
+    def summarize(self) -> Summary:
+        """Interpret the function with its parameters standing for the caller's values."""
+        function = self.function
+        assert function is not None
+        self._bind_self()
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        for param in params:
+            name = param.name.value
+            if name == self.self_name or DEVICE_NAME.search(name):
+                continue  # a device parameter keeps its name: ``x.to(device)`` reads as written
+            self.state.env[name] = Value(Kind.INPUT, module=None, source=name)
+        self.run(block_of(function.body))
+        returns = union(self.returns) if self.returns else NEUTRAL
+        prefix = f"{self.self_name}." if self.self_name else None
+        attributes = {}
+        if prefix is not None:
+            attributes = {
+                path[len(prefix) :]: value
+                for path, value in self.state.env.items()
+                if path.startswith(prefix) and "." not in path[len(prefix) :] and self.seeded.get(path) != value
+            }
+        return Summary(returns=returns, moves=dict(self.moved_in_place), attributes=attributes)
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
         if self.record and not self.state.cpu_only:
@@ -153,14 +229,19 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
             self._eval(statement.test)
             before = self.state
             cpu_when = self._cpu_when(statement.test)
+            none_tested = _none_test(statement.test)
             branches = []
             self.state = before.copy()
             self.state.cpu_only |= cpu_when is True
+            if none_tested is not None:
+                self._narrow(none_tested[0], is_none=none_tested[1])
             self._block(block_of(statement.body))
             branches.append(self.state)
             self.state = before.copy()
             # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
             self.state.cpu_only |= cpu_when is False and not isinstance(statement.orelse, cst.If)
+            if none_tested is not None:
+                self._narrow(none_tested[0], is_none=not none_tested[1])
             if statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
@@ -182,6 +263,16 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         # bindings are unknown to us, so we forget what we knew of anything they may bind.
         else:
             self.state.env = Env()
+
+    def _narrow(self, path: str, *, is_none: bool) -> None:
+        """Where a test tells ``path`` is None (or is not), keep only what it can be there."""
+        known = self.state.env.get(path)
+        if is_none:
+            self.state.env[path] = NEUTRAL
+        elif known is not None and known.kind is Kind.MAYBE:
+            kept = [a for a in known.alternatives if a.kind is not Kind.NEUTRAL]
+            if kept:
+                self.state.env[path] = union(kept)
 
     def _small(self, small: cst.BaseSmallStatement, line: cst.SimpleStatementLine) -> None:
         if isinstance(small, cst.Assign):
@@ -206,7 +297,11 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         elif isinstance(small, cst.Return):
             if small.value is not None:
                 self._use(small.value)
-                self._eval(small.value)
+                returned = self._eval(small.value)
+                if not self.state.cpu_only or not self.summary_mode:
+                    self.returns.append(returned)
+            else:
+                self.returns.append(NEUTRAL)
             self.state.terminated = True
         elif isinstance(small, (cst.Raise, cst.Continue, cst.Break)):
             self.state.terminated = True
@@ -234,8 +329,13 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
                     self.state.env[path] = replace(
                         moved, module=True if target_value.module is None else target_value.module
                     )
+                    if target_value.source == path:
+                        self.moved_in_place[path] = self.state.env[path]
                     self._moved(path)
                     self._check_optimizers(path, moved, expression)
+                elif path is not None and method != "cpu":
+                    # Moved somewhere we cannot tell: no longer known to be where it was.
+                    self.state.env[path] = Value(Kind.UNKNOWN, module=target_value.module)
                 return
         self._eval(expression)
 
@@ -576,7 +676,13 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
                 origin=a.origin,
                 scalar=a.scalar and b.scalar,
                 grad=a.grad or b.grad,
+                source=a.source if a.source == b.source else None,
             )
+        if tensorish(a) and tensorish(b) and (a.scalar or b.scalar) and a.kind is not b.kind:
+            # A 0-dim CPU tensor combines with a tensor anywhere: the result is where the other one is.
+            other = b if a.scalar and a.kind is Kind.HOST else a if b.scalar and b.kind is Kind.HOST else None
+            if other is not None:
+                return replace(other, module=False, scalar=False)
         return UNKNOWN
 
     def _meet(self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool) -> None:
@@ -596,7 +702,9 @@ class Interpreter(CallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
         hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST and o.value.condition is None]
         if not hosts:
             return
-        for wanted in (Kind.ACCEL, Kind.INPUT):
+        # The function's inputs first: a tensor made without `device=` where the inputs are is the more
+        # telling finding (and has a fix), even where the calls in the file pass device tensors.
+        for wanted in (Kind.INPUT, Kind.ACCEL):
             for index, host in hosts:
                 partner = next((o for i, o in places if i != index and o.value.kind is wanted), None)
                 if partner is None:

@@ -144,7 +144,12 @@ class PlacementMixin(InterpreterBase):
             same = self._value_of(owner)
             if tensorish(same):
                 return self._same_device(same, origin, module)
+            if same.module is True and same.kind in (Kind.ACCEL, Kind.INPUT):
+                return replace(self._same_device(same, origin, module), module=module)  # a model's device
             if owner_name is not None and (CONFIG_OWNER.search(owner_name) or owner_name == self.self_name):
+                return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
+            if isinstance(owner, cst.Call) and dotted_name(owner.func) == "next":
+                # `next(model.parameters()).device`: where a model's weights are, which may be an accelerator.
                 return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
             return None
         if isinstance(node, (cst.Name, cst.Attribute)):

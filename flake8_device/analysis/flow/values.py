@@ -103,6 +103,8 @@ class Value:
     # here, in order).
     container: str | None = None
     elements: tuple[Value, ...] = ()
+    # Inside a function's summary: the parameter this value is (or follows, like ``x.float()``).
+    source: str | None = None
 
 
 UNKNOWN = Value()
@@ -237,6 +239,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             generator=a.generator,
             optimizer=_join_optimizers(a.optimizer, b.optimizer),
             instance_of=a.instance_of,
+            source=a.source if a.source == b.source else None,
         )
     return UNKNOWN
 

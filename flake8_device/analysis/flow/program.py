@@ -1,0 +1,130 @@
+"""The functions and classes of the parsed file, as the interpreter resolves calls to them.
+
+A call ``helper(x)``, ``self.reset()`` or ``Model.build(cfg)`` names code in the same file; the
+interpreter applies that code's summary at the call (:mod:`.summaries`), and a class's methods
+see the attributes its construction and its other methods set.  Only the code that was parsed
+is known here: a call to anything else is opaque.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from flake8_device.analysis.flow.syntax import block_of, compound_blocks, is_static
+from flake8_device.analysis.symbols import dotted_name
+
+# How many base classes deep a method or attribute is looked up.
+MAX_BASE_DEPTH = 4
+
+
+@dataclass
+class ClassEntry:
+    node: cst.ClassDef
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # The bases as written (``nn.Module``, ``Base``).
+    bases: tuple[str, ...] = ()
+
+
+class Program:
+    def __init__(self, module: cst.Module) -> None:
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.classes: dict[str, ClassEntry] = {}
+        self._owners: dict[cst.FunctionDef, ClassEntry] = {}
+        for statement in _definitions(module.body):
+            if isinstance(statement, cst.FunctionDef):
+                self.functions.setdefault(statement.name.value, statement)
+            else:
+                entry = ClassEntry(statement, bases=tuple(dotted_name(a.value) or "" for a in statement.bases))
+                for member in _definitions(block_of(statement.body)):
+                    if isinstance(member, cst.FunctionDef):
+                        entry.methods.setdefault(member.name.value, member)
+                        self._owners[member] = entry
+                self.classes.setdefault(statement.name.value, entry)
+
+    def owner(self, function: cst.FunctionDef) -> ClassEntry | None:
+        return self._owners.get(function)
+
+    def lineage(self, name: str) -> Iterator[ClassEntry]:
+        """The class ``name`` and its bases defined in this file, nearest first."""
+        seen: set[str] = set()
+        todo = [(name, 0)]
+        while todo:
+            current, depth = todo.pop(0)
+            entry = self.classes.get(current.rsplit(".", 1)[-1])
+            if entry is None or current in seen or depth > MAX_BASE_DEPTH:
+                continue
+            seen.add(current)
+            yield entry
+            todo.extend((base, depth + 1) for base in entry.bases)
+
+    def method(self, class_name: str, name: str) -> cst.FunctionDef | None:
+        """``name`` as instances of ``class_name`` see it: its own, or a base's in this file."""
+        for entry in self.lineage(class_name):
+            if name in entry.methods:
+                return entry.methods[name]
+        return None
+
+    def base_method(self, class_name: str, name: str) -> cst.FunctionDef | None:
+        """``super().name`` inside ``class_name``: the first base in this file that defines it."""
+        lineage = list(self.lineage(class_name))[1:]
+        return next((entry.methods[name] for entry in lineage if name in entry.methods), None)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a call's arguments bind to a function's parameters."""
+
+    positional: tuple[str, ...]
+    keyword_only: frozenset[str]
+    star_args: bool
+    star_kwargs: bool
+
+    @classmethod
+    def of(cls, function: cst.FunctionDef, *, bound: bool) -> Signature:
+        """``bound``: the first parameter (``self``) is supplied by the call, not by an argument."""
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if bound and positional and not is_static(function):
+            positional = positional[1:]
+        return cls(
+            tuple(positional),
+            frozenset(p.name.value for p in params.kwonly_params),
+            isinstance(params.star_arg, cst.Param),
+            params.star_kwarg is not None,
+        )
+
+    def bind(self, call: cst.Call) -> dict[str, cst.Arg] | None:
+        """Parameter name -> the argument passed for it; None when ``*args``/``**kwargs`` hide it."""
+        bound: dict[str, cst.Arg] = {}
+        position = 0
+        for argument in call.args:
+            if argument.star:
+                return None
+            if argument.keyword is None:
+                if position >= len(self.positional):
+                    if self.star_args:
+                        position += 1
+                        continue
+                    return None
+                bound[self.positional[position]] = argument
+                position += 1
+            else:
+                name = argument.keyword.value
+                if name in self.positional or name in self.keyword_only:
+                    bound[name] = argument
+                elif not self.star_kwargs:
+                    return None
+        return bound
+
+
+def _definitions(body: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.ClassDef]:
+    """Functions and classes defined in a body, also under ``if``/``try`` at that level."""
+    for statement in body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            yield statement
+        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+            for block in compound_blocks(statement):
+                yield from _definitions(block)

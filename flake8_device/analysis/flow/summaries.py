@@ -1,0 +1,68 @@
+"""What a function in the file does to devices, applied at each of its calls.
+
+A summary comes from interpreting the function once with its parameters standing for whatever
+the caller passes (values whose ``source`` names the parameter).  It records what the function
+returns (a new host tensor, a model it moved, one of its arguments as it came), which arguments
+it moves in place (``def set_device(model, dev): model.to(dev)``) and, for a method, what it
+leaves in ``self``'s attributes.  At a call, :func:`substitute` puts the caller's values where
+the summary names a parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value
+
+# Calls followed through summaries, one inside the other.
+MAX_SUMMARY_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Summary:
+    # What the function returns along every path (UNKNOWN when it returns nothing we can follow).
+    returns: Value = UNKNOWN
+    # Parameters whose value the function changed in place (moved), by name: their value at exit.
+    moves: dict[str, Value] = field(default_factory=dict)
+    # For a method: the attributes of ``self`` it sets, by attribute name, with their value at exit.
+    attributes: dict[str, Value] = field(default_factory=dict)
+
+
+EMPTY = Summary()
+
+
+def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]) -> Value:
+    """``value`` from a summary, with the caller's ``arguments`` where it names a parameter.
+
+    ``texts`` holds the caller's code for each argument, so that a device written as a parameter
+    (``x.to(device)`` inside the function) reads as the caller wrote it."""
+    if value.kind is Kind.MAYBE:
+        return replace(value, alternatives=tuple(substitute(a, arguments, texts) for a in value.alternatives))
+    if value.kind is Kind.CONTAINER:
+        return replace(value, elements=tuple(substitute(e, arguments, texts) for e in value.elements))
+    if value.source is not None:
+        argument = arguments.get(value.source)
+        if argument is None:
+            return UNKNOWN
+        if value.kind is Kind.INPUT:
+            # What the function does to a parameter keeps it where it was (``x.float()``).
+            return argument if value.module is None or argument.module == value.module else replace(
+                argument, module=value.module
+            )
+        return replace(value, source=None)
+    if value.kind is Kind.INPUT:
+        return UNKNOWN  # where several of the function's inputs are: not followed to the caller
+    if value.kind is Kind.ACCEL:
+        # A device written as a parameter name reads as the caller's argument; the condition that
+        # chose it, and the move to copy elsewhere, belong to the function's own code.
+        device = texts.get(value.device or "", value.device)
+        local = value.device is not None and value.device != device
+        return replace(
+            value,
+            device=device,
+            move=None if local or value.condition not in (ALWAYS,) else value.move,
+            condition=value.condition if value.condition == ALWAYS else None,
+        )
+    if value.kind is Kind.CONDITIONAL:
+        return UNKNOWN  # chosen by a condition of the function's own
+    return value
