@@ -69,7 +69,7 @@ class FlowAnalysis:
         self.final_env: dict[cst.CSTNode, dict[str, Value]] = {}
         self._seen: set[tuple[type, int]] = set()
         self.program = Program(ctx.module)
-        self._summaries: dict[tuple[cst.FunctionDef, bool], Summary | None] = {}
+        self._summaries: dict[tuple[cst.FunctionDef, bool, object], Summary | None] = {}
         self._summarizing: list[cst.FunctionDef] = []
         self._attribute_states: dict[str, dict[str, Value]] = {}
         # What the calls in the file pass each function: parameter -> values.
@@ -96,11 +96,17 @@ class FlowAnalysis:
             self.events.append(event)
 
     # -- the file's own functions --------------------------------------------------------------
-    def summary(self, function: cst.FunctionDef, *, seeded: bool = True) -> Summary | None:
+    def summary(
+        self,
+        function: cst.FunctionDef,
+        *,
+        seeded: bool = True,
+        attributes: tuple[tuple[str, Value], ...] | None = None,
+    ) -> Summary | None:
         """What ``function`` does (see :mod:`.summaries`); None while it is being summarised (a
         recursive call) or too deep inside other summaries.  ``seeded``: a method starts from the
-        attributes its class holds."""
-        key = (function, seeded)
+        attributes its class holds, or from ``attributes`` (an instance's) when given."""
+        key = (function, seeded, attributes)
         if key in self._summaries:
             return self._summaries[key]
         if function in self._summarizing or len(self._summarizing) >= MAX_SUMMARY_DEPTH:
@@ -109,7 +115,9 @@ class FlowAnalysis:
         try:
             owner = self.program.owner(function)
             interpreter = Interpreter(self, function, owner.node if owner else None, summary_mode=True)
-            if seeded and owner is not None:
+            if attributes is not None:
+                interpreter.seed_attributes(dict(attributes))
+            elif seeded and owner is not None:
                 interpreter.seed_attributes(self.attribute_state(owner.node.name.value))
             summary = interpreter.summarize()
         finally:

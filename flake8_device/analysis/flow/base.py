@@ -16,6 +16,7 @@ from flake8_device.analysis.flow.state import State
 if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.flow.events import Event, Operand
+    from flake8_device.analysis.flow.local_calls import LocalResult
     from flake8_device.analysis.flow.values import Value
     from flake8_device.analysis.symbols import Symbols
     from flake8_device.context import FileContext
@@ -80,6 +81,16 @@ class InterpreterBase:
         def _local_callee(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, bool] | None: ...
 
         def _call_local(self, node: cst.Call, function: cst.FunctionDef, bound: bool) -> Value: ...
+
+        def _instantiate(self, node: cst.Call, name: str, arguments: list[Operand], *, module: bool) -> Value: ...
+
+        def _instance_attribute(self, instance: Value, name: str) -> Value | None: ...
+
+        def _call_method(
+            self, node: cst.Call, base: cst.BaseExpression, instance: Value, name: str, arguments: list[Operand]
+        ) -> LocalResult | None: ...
+
+        def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value: ...
 
         # checks
         def _use(self, node: cst.BaseExpression) -> None: ...

@@ -79,7 +79,9 @@ class CallsMixin(InterpreterBase):
                 self._attach_call(node.args[0].value, node.args[2].value, arguments[2].value)
                 return NEUTRAL
             if self.symbols.is_local_module_class(name):
-                return self._new_module(node, stateful=True)
+                return self._instantiate(node, name, arguments, module=True)
+            if name in self.analysis.program.classes and self.analysis.helpers.get(name) is None:
+                return self._instantiate(node, name, arguments, module=False)
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
@@ -99,19 +101,25 @@ class CallsMixin(InterpreterBase):
             self._check_unmoved_state(node, callee, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return common_device(tensors)
+        returned = self._call_method(node, node.func, callee, "forward" if callee.module else "__call__", arguments)
         if callee.module is True:
             self._check_device_choice(node, callee, arguments)
             if callee.kind is Kind.CONDITIONAL:
                 # Its outputs are on the accelerator exactly when it is.
                 return Value(Kind.CONDITIONAL, module=False, condition=callee.condition, device=callee.device)
+        if callee.module is not True and returned is not None:
+            return returned.value  # an instance of a class of this file, called
         if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             return UNKNOWN
+        accepts = returned.accepts if returned is not None else frozenset()
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
             for argument in arguments:
                 host = next((v for v in leaves(argument.value) if _unmoved_input(v)), None)
-                if host is not None:
+                if host is not None and id(argument.expr) not in accepts:
                     event = InputNotMoved(node, Operand(node.func, callee), Operand(argument.expr, host))
                     self._emit(event, argument.expr)
+            if returned is not None and returned.value.kind is not Kind.UNKNOWN:
+                return returned.value
             return Value(
                 Kind.ACCEL,
                 device=callee.device,
@@ -132,7 +140,7 @@ class CallsMixin(InterpreterBase):
         if callee.kind is Kind.INPUT and callee.module is True:
             for argument in tensors:
                 host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
-                if host is not None and not host.scalar:
+                if host is not None and not host.scalar and id(argument.expr) not in accepts:
                     self._emit(
                         HostMeetsInput(
                             Operand(argument.expr, host),
@@ -142,6 +150,8 @@ class CallsMixin(InterpreterBase):
                         ),
                         argument.expr,
                     )
+            if returned is not None and returned.value.kind is not Kind.UNKNOWN:
+                return returned.value
             return Value(Kind.INPUT, module=False)
         return UNKNOWN
 
@@ -168,6 +178,9 @@ class CallsMixin(InterpreterBase):
         self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value, arguments: list[Operand]
     ) -> Value:
         """A method of ``receiver`` along one path (the calls that change state are handled before)."""
+        returned = self._call_method(node, base, receiver, method, arguments)
+        if returned is not None:
+            return returned.value
         if method == "numpy":
             accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
             if accel is not None:
@@ -301,7 +314,7 @@ class CallsMixin(InterpreterBase):
             weights = [w for w in (argument_at(node, arguments, None, k) for k in ("weight", "pos_weight")) if w]
             if is_loss and weights:
                 return self._weighted_loss(node, weights)
-            stateful = (qualified in torch_api.STATEFUL_NN_MODULES) or not is_loss
+            stateful = not is_loss and qualified not in torch_api.STATELESS_NN_MODULES
             return self._new_module(node, stateful=stateful, compares=is_loss)
         if MODULE_FACTORIES.match(qualified):
             return self._new_module(node, stateful=True)

@@ -34,7 +34,7 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.state import Env, State, join_states
-from flake8_device.analysis.flow.summaries import Summary
+from flake8_device.analysis.flow.summaries import Summary, without_parameters
 from flake8_device.analysis.flow.syntax import block_of, is_static, last_name, operator_symbol, path_of, target_paths
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
@@ -112,6 +112,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.moved_in_place: dict[str, Value] = {}
         # The attributes of ``self`` the run started from (see ``seed_attributes``).
         self.seeded: dict[str, Value] = {}
+        # Summary mode: the parameters, and those the function moves to a device itself.
+        self.parameters: set[str] = set()
+        self.moves_itself: set[str] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -179,8 +182,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return
         info = self.ctx.class_info(self.owner) if self.owner is not None and self.in_module_class else None
         for attribute, value in attributes.items():
-            if info is not None and (info.holds_state(attribute) or value.module is True):
+            if info is not None and info.holds_state(attribute):
                 continue
+            if info is not None and value.module is True and value.container is None:
+                value = Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
+            value = without_parameters(value)  # what the construction was given is not known here
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[f"{self.self_name}.{attribute}"] = value
                 self.seeded[f"{self.self_name}.{attribute}"] = value
@@ -196,6 +202,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if name == self.self_name or DEVICE_NAME.search(name):
                 continue  # a device parameter keeps its name: ``x.to(device)`` reads as written
             self.state.env[name] = Value(Kind.INPUT, module=None, source=name)
+            self.parameters.add(name)
         self.run(block_of(function.body))
         returns = union(self.returns) if self.returns else NEUTRAL
         prefix = f"{self.self_name}." if self.self_name else None
@@ -206,7 +213,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 for path, value in self.state.env.items()
                 if path.startswith(prefix) and "." not in path[len(prefix) :] and self.seeded.get(path) != value
             }
-        return Summary(returns=returns, moves=dict(self.moved_in_place), attributes=attributes)
+        placed = self.state.env.get(self.self_name) if self.self_name else None
+        return Summary(
+            returns=returns,
+            moves=dict(self.moved_in_place),
+            attributes=attributes,
+            placed=placed,
+            moves_itself=frozenset(self.moves_itself),
+        )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
         if self.record and not self.state.cpu_only:
@@ -351,6 +365,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements):
                 for element, source in zip(elements, value_node.elements):
                     self._assign(element, source.value, self._value_of(source.value), line)  # type: ignore[arg-type]
+            elif value.kind is Kind.CONTAINER and value.container == "tuple" and len(value.elements) == len(elements):
+                for element, item in zip(elements, value.elements):
+                    self._assign(element, value_node, item, line)  # type: ignore[arg-type]
             else:
                 for element in elements:
                     self._assign(element, value_node, element_of(value), line)  # type: ignore[arg-type]
@@ -368,6 +385,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.state.env.forget_attributes(path)
         self.state.env[path] = value
         self._bind_condition(path, value_node, value)
+        if value.kind in (Kind.ACCEL, Kind.INPUT) and isinstance(value_node, cst.Call) and path in self.parameters:
+            base = patterns.receiver(value_node)
+            if base is not None and path_of(base) == path and patterns.method_name(value_node) in ("to", "cuda"):
+                self.moves_itself.add(path)  # ``x = x.to(self.device)``: callers may pass it from anywhere
         if value.kind is Kind.ACCEL and isinstance(value_node, cst.Call):
             base = patterns.receiver(value_node)
             if base is not None and path_of(base) == path:
@@ -602,8 +623,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return NEUTRAL
         return lift(base, lambda value: self._attribute_of(value, attr))
 
-    @staticmethod
-    def _attribute_of(base: Value, attr: str) -> Value:
+    def _attribute_of(self, base: Value, attr: str) -> Value:
+        held = self._instance_attribute(base, attr) if base.class_name is not None else None
+        if held is not None:
+            return held
         if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is False:
             return base
         if base.batch or (base.module is None and base.kind in (Kind.HOST, Kind.ACCEL)):

@@ -7,16 +7,16 @@ the callee's calling context, which its own interpretation starts from.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
-from flake8_device.analysis.flow.summaries import substitute
+from flake8_device.analysis.flow.summaries import Summary, substitute
 from flake8_device.analysis.flow.syntax import path_of
-from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value
+from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, leaves, tensorish, union
 
 
 class LocalCallsMixin(InterpreterBase):
@@ -47,12 +47,10 @@ class LocalCallsMixin(InterpreterBase):
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)  # a model handed on: attachments made to it so far are settled
-        binding = Signature.of(function, bound=bound).bind(node)
-        if binding is None:
+        bound_call = self._bind_call(node, function, arguments, bound=bound)
+        if bound_call is None:
             return UNKNOWN
-        by_argument = {id(arg): operand.value for arg, operand in zip(node.args, arguments)}
-        values = {name: by_argument[id(arg)] for name, arg in binding.items()}
-        texts = {name: self.ctx.code_for(arg.value) for name, arg in binding.items()}
+        binding, values, texts = bound_call
         self.analysis.record_context(function, values, record=self.record and not self.summary_mode)
         summary = self.analysis.summary(function)
         if summary is None:
@@ -71,4 +69,127 @@ class LocalCallsMixin(InterpreterBase):
         if bound and self.self_name is not None:
             for attribute, value in summary.attributes.items():
                 self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
-        return substitute(summary.returns, values, texts)
+        # What the function computes from several of its tensor arguments is where they are.
+        places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
+        here = union(places) if places else None
+        if bound and self.in_module_class:
+            here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
+        return substitute(summary.returns, values, texts, here)
+
+    def _bind_call(
+        self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
+    ) -> tuple[dict[str, cst.Arg], dict[str, Value], dict[str, str]] | None:
+        """Which argument each parameter of ``function`` gets at ``node``, its value and its code."""
+        by_argument = {id(arg): operand.value for arg, operand in zip(node.args, arguments)}
+        # `f(*batch)` with a tuple built here: its elements are the next positional arguments.
+        unpacked = {
+            id(arg): len(value.elements)
+            for arg, value in ((a, by_argument[id(a)]) for a in node.args)
+            if arg.star == "*" and value.kind is Kind.CONTAINER and value.container == "tuple"
+        }
+        binding = Signature.of(function, bound=bound).bind(node, unpacked)
+        if binding is None:
+            return None
+        values: dict[str, Value] = {}
+        texts: dict[str, str] = {}
+        offsets: dict[int, int] = {}
+        for param, arg in binding.items():
+            value = by_argument[id(arg)]
+            if id(arg) in unpacked:
+                index = offsets.get(id(arg), 0)
+                offsets[id(arg)] = index + 1
+                values[param], texts[param] = value.elements[index], f"{self.ctx.code_for(arg.value)}[{index}]"
+            else:
+                values[param], texts[param] = value, self.ctx.code_for(arg.value)
+        return binding, values, texts
+
+    def _instantiate(self, node: cst.Call, name: str, arguments: list[Operand], *, module: bool) -> Value:
+        """An instance of a class of this file, with the attributes its construction gives it."""
+        init = self.analysis.program.method(name, "__init__")
+        summary = self.analysis.summary(init, seeded=False) if init is not None else None
+        bound = self._bind_call(node, init, arguments, bound=True) if init is not None else None
+        values, texts = (bound[1], bound[2]) if bound is not None else ({}, {})
+        attributes = (
+            {a: substitute(v, values, texts) for a, v in summary.attributes.items()}
+            if summary is not None and bound is not None
+            else {}
+        )
+        if module:
+            placed = self._module_placement(node, summary if bound is not None else None, values, texts)
+        else:
+            placed = Value(Kind.UNKNOWN, module=None, origin=node)
+        return replace(placed, class_name=name, attributes=tuple(sorted(attributes.items())))
+
+    def _module_placement(
+        self, node: cst.Call, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
+    ) -> Value:
+        """Where a new instance of a module class of this file is, from its construction.
+
+        A class that only keeps what it is given (a wrapper around a model) is where that is; one
+        with no parameters or buffers of its own runs anywhere; one that builds layers is on the CPU
+        until it is moved (or moves itself in ``__init__``)."""
+        built = self._new_module(node, stateful=True)
+        if summary is None or built.kind is not Kind.HOST:
+            return built
+        if summary.placed is not None and summary.placed.kind is Kind.ACCEL:
+            return replace(substitute(summary.placed, values, texts), module=True, origin=node)
+        held = [
+            leaf
+            for value in summary.attributes.values()
+            for leaf in leaves(value)
+            if leaf.kind not in (Kind.NEUTRAL, Kind.UNKNOWN) and (leaf.module is True or tensorish(leaf))
+        ]
+        if not any(leaf.stateful or leaf.module is not True for leaf in held):
+            return replace(built, stateful=False)  # nothing of its own to place
+        if all(leaf.source is not None for leaf in held):
+            given = [substitute(leaf, values, texts) for leaf in held]
+            if all(v.kind is not Kind.UNKNOWN for v in given):
+                return replace(union(given), module=True, origin=node)  # a wrapper: where its parts are
+        return built
+
+    def _instance_attribute(self, instance: Value, name: str) -> Value | None:
+        """``obj.name`` of an instance of a class of this file."""
+        held = dict(instance.attributes).get(name)
+        if held is None:
+            return None
+        if instance.module is True and (held.module is True or held.kind is Kind.INPUT):
+            # A module's registered parts are wherever the module is.
+            return replace(instance, class_name=held.class_name, attributes=held.attributes, module=held.module)
+        return held
+
+    def _call_method(
+        self, node: cst.Call, base: cst.BaseExpression, instance: Value, name: str, arguments: list[Operand]
+    ) -> LocalResult | None:
+        """``obj.name(...)`` (or ``obj(...)``, ``name`` being ``forward``/``__call__``) of an instance of
+        a class of this file: its summary, with the instance's attributes and place."""
+        if instance.class_name is None:
+            return None
+        function = self.analysis.program.method(instance.class_name, name)
+        if function is None:
+            return None
+        bound = self._bind_call(node, function, arguments, bound=True)
+        if bound is None:
+            return None
+        binding, values, texts = bound
+        self.analysis.record_context(function, values, record=self.record and not self.summary_mode)
+        summary = self.analysis.summary(function, attributes=instance.attributes)
+        if summary is None:
+            return None
+        accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
+        here = instance if instance.module is True else None
+        if summary.attributes:
+            changed = dict(instance.attributes)
+            changed.update({a: substitute(v, values, texts, here) for a, v in summary.attributes.items()})
+            path = path_of(base)
+            if path is not None and path in self.state.env:
+                self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
+        return LocalResult(substitute(summary.returns, values, texts, here), accepts)
+
+
+@dataclass(frozen=True)
+class LocalResult:
+    """What calling a method of this file's code gives, and which arguments it moves itself."""
+
+    value: Value
+    # ``id()`` of the argument expressions the method moves to its device itself.
+    accepts: frozenset[int]

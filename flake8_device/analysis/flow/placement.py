@@ -29,6 +29,9 @@ class PlacementMixin(InterpreterBase):
             transform=receiver.transform,
             # Moving keeps the shape: a 0-dim tensor stays one.
             scalar=receiver.scalar and module is not True,
+            # An instance of this file's classes stays one, with its attributes.
+            class_name=receiver.class_name,
+            attributes=receiver.attributes,
         )
         if method == "cpu":
             return Value(Kind.HOST, origin=node, **base)  # type: ignore[arg-type]
@@ -56,6 +59,8 @@ class PlacementMixin(InterpreterBase):
             compares=receiver.compares,
             transform=receiver.transform,
             scalar=receiver.scalar and module is not True,
+            class_name=receiver.class_name,
+            attributes=receiver.attributes,
         )
 
     def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value:

@@ -96,11 +96,21 @@ class Signature:
             params.star_kwarg is not None,
         )
 
-    def bind(self, call: cst.Call) -> dict[str, cst.Arg] | None:
-        """Parameter name -> the argument passed for it; None when ``*args``/``**kwargs`` hide it."""
+    def bind(self, call: cst.Call, unpacked: dict[int, int] | None = None) -> dict[str, cst.Arg] | None:
+        """Parameter name -> the argument passed for it; None when ``*args``/``**kwargs`` hide it.
+
+        ``unpacked``: for a ``*args`` argument of known length (a tuple built in the caller), that
+        length by the argument's ``id``; its parameters are bound to the starred argument itself."""
         bound: dict[str, cst.Arg] = {}
         position = 0
         for argument in call.args:
+            if argument.star == "*" and unpacked is not None and id(argument) in unpacked:
+                for _ in range(unpacked[id(argument)]):
+                    if position >= len(self.positional):
+                        return None if not self.star_args else bound
+                    bound[self.positional[position]] = argument
+                    position += 1
+                continue
             if argument.star:
                 return None
             if argument.keyword is None:

@@ -26,20 +26,35 @@ class Summary:
     moves: dict[str, Value] = field(default_factory=dict)
     # For a method: the attributes of ``self`` it sets, by attribute name, with their value at exit.
     attributes: dict[str, Value] = field(default_factory=dict)
+    # For a method that moves its own instance (``self.to(device)`` in ``__init__``): where to.
+    placed: Value | None = None
+    # Parameters the function moves to a device itself (``x = x.to(self.device)``): a caller may
+    # pass them from anywhere.
+    moves_itself: frozenset[str] = frozenset()
 
 
 EMPTY = Summary()
 
 
-def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]) -> Value:
+def without_parameters(value: Value) -> Value:
+    """``value`` where what stands for a parameter is unknown (a summary read without its call)."""
+    if value.kind is Kind.MAYBE:
+        return replace(value, alternatives=tuple(without_parameters(a) for a in value.alternatives))
+    if value.kind is Kind.CONTAINER:
+        return replace(value, elements=tuple(without_parameters(e) for e in value.elements))
+    return UNKNOWN if value.source is not None else value
+
+
+def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str], here: Value | None = None) -> Value:
     """``value`` from a summary, with the caller's ``arguments`` where it names a parameter.
 
     ``texts`` holds the caller's code for each argument, so that a device written as a parameter
-    (``x.to(device)`` inside the function) reads as the caller wrote it."""
+    (``x.to(device)`` inside the function) reads as the caller wrote it.  ``here``: for a module's
+    method, where that module is (its own state, and what it computes from it, is there)."""
     if value.kind is Kind.MAYBE:
-        return replace(value, alternatives=tuple(substitute(a, arguments, texts) for a in value.alternatives))
+        return replace(value, alternatives=tuple(substitute(a, arguments, texts, here) for a in value.alternatives))
     if value.kind is Kind.CONTAINER:
-        return replace(value, elements=tuple(substitute(e, arguments, texts) for e in value.elements))
+        return replace(value, elements=tuple(substitute(e, arguments, texts, here) for e in value.elements))
     if value.source is not None:
         argument = arguments.get(value.source)
         if argument is None:
@@ -51,6 +66,8 @@ def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str])
             )
         return replace(value, source=None)
     if value.kind is Kind.INPUT:
+        if here is not None and here.kind is not Kind.UNKNOWN:
+            return replace(here, module=value.module, origin=value.origin, class_name=None, attributes=())
         return UNKNOWN  # where several of the function's inputs are: not followed to the caller
     if value.kind is Kind.ACCEL:
         # A device written as a parameter name reads as the caller's argument; the condition that

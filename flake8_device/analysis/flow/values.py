@@ -105,6 +105,10 @@ class Value:
     elements: tuple[Value, ...] = ()
     # Inside a function's summary: the parameter this value is (or follows, like ``x.float()``).
     source: str | None = None
+    # An instance of a class of this file, and what its attributes held when it was made (or
+    # after its methods ran): ``(name, value)`` pairs.
+    class_name: str | None = None
+    attributes: tuple[tuple[str, Value], ...] = ()
 
 
 UNKNOWN = Value()
@@ -240,6 +244,8 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             optimizer=_join_optimizers(a.optimizer, b.optimizer),
             instance_of=a.instance_of,
             source=a.source if a.source == b.source else None,
+            class_name=a.class_name if a.class_name == b.class_name else None,
+            attributes=a.attributes if a.attributes == b.attributes else (),
         )
     return UNKNOWN
 
