@@ -27,7 +27,7 @@ from flake8_device.context import FileContext, Report
 from flake8_device.model import FixSafety, InsertImport, ReplaceNode, TextEdit, Violation
 from flake8_device.rule import Rule
 from flake8_device.source import LineIndex
-from flake8_device.units import MarkerSpec, SparseSource, UnitIndex
+from flake8_device.units import Marker, MarkerSpec, SparseSource, UnitIndex
 
 MAX_FIX_ROUNDS = 10
 _SCOPE_TYPES: frozenset[type] = frozenset({cst.ClassDef, cst.FunctionDef})
@@ -138,20 +138,21 @@ class Engine:
 
     def _rules_with_markers(self, text: str, specs: Mapping[type[Rule], MarkerSpec]) -> list[type[Rule]]:
         """Rules whose first (cheapest) marker, and every file-level marker, occur in the file at all."""
-        found: dict[re.Pattern[str], bool] = {}
+        found: dict[object, bool] = {}
 
-        def present(pattern: re.Pattern[str]) -> bool:
-            hit = found.get(pattern)
+        def present(marker: Marker) -> bool:
+            hit = found.get(marker)
             if hit is None:
-                hit = found[pattern] = pattern.search(text) is not None
+                alternatives = marker if isinstance(marker, tuple) else (marker,)
+                hit = found[marker] = any(p.search(text) is not None for p in alternatives)  # type: ignore[union-attr]
             return hit
 
         candidates = []
         for rule in self.rules:
-            lead = specs[rule].patterns[0]
+            spec = specs[rule]
+            lead = spec.patterns[0]
             assert not isinstance(lead, tuple), f"{rule.code}: the first marker must be a single pattern"
-            # File markers first: they are rare literals (`nccl`), cheaper to rule a file out.
-            if all(present(p) for p in rule.file_marker_patterns) and present(lead):
+            if present(lead) and all(present(p) for p in spec.file_patterns):
                 candidates.append(rule)
         return candidates
 
@@ -159,16 +160,19 @@ class Engine:
         self, tree: ast.Module, index: LineIndex, rules: Sequence[tuple[type[Rule], MarkerSpec]]
     ) -> tuple[SparseSource, list[tuple[int, int]] | None] | None:
         """The code to parse, and the line ranges the flow analysis must cover (None: all)."""
-        if not self.select_units:
-            return SparseSource(index.text, [], complete=True), None
         units = UnitIndex(tree)
         chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
+        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
+        flow_ranges = units.line_ranges(flow_units)
+        if not self.select_units:
+            return SparseSource(index.text, [], complete=True), flow_ranges
         if not selected:
             return None
-        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        sparse = units.sparse_source(index, units.with_headers(selected))
-        return sparse, units.line_ranges(flow_units)
+        # The flow of the selected units reads the code they call, are called from, and their classes.
+        context = units.flow_context(flow_units) if flow_units else set()
+        sparse = units.sparse_source(index, units.with_headers(selected | context))
+        return sparse, flow_ranges
 
     @staticmethod
     def _parse(sparse: SparseSource, index: LineIndex) -> tuple[cst.Module | None, SparseSource, str | None]:

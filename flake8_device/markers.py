@@ -46,6 +46,8 @@ HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|
 # A call building an `nn.Module` (which may never be moved): filled in per file from its imports
 # and classes (see Symbols.vocabulary).
 MODULE_CONSTRUCTOR_CALL = "{modules}"
+# Either side of a meeting between the host and the accelerator (scanned first, over the file).
+MEETING_SIDE = rf"{ACCELERATOR_SOURCE}|{HOST_SOURCE}|{MODULE_CONSTRUCTOR_CALL}"
 # A move written as a statement or anywhere.
 MOVE_CALL = r"\.(?:to|cuda)\s*\("
 LOADER = r"[Ll]oader|LOADER|\bdl\b"

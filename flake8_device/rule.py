@@ -46,19 +46,19 @@ class Rule:
     # Reads the device-flow analysis: the flow covers the units this rule selected.
     uses_flow: ClassVar[bool] = False
     # Regular expressions that must all match somewhere in the file (not necessarily in the
-    # unit that fires): for conditions read from the whole file's ``ast``, such as the
-    # ``nccl`` backend initialised in another function than the collective that breaks.
-    file_markers: ClassVar[tuple[str, ...]] = ()
+    # unit that fires): for conditions the analysis reads across the file, such as the
+    # ``nccl`` backend initialised in another function than the collective that breaks, or a
+    # move made by the caller, the class or a helper of the function that reports.  Written like
+    # ``markers`` (tuples of alternatives, ``{moves}`` and the file's vocabulary).
+    file_markers: ClassVar[tuple[str | tuple[str, ...], ...]] = ()
 
     # Derived from the above when the class is defined.
     marker_spec: ClassVar[MarkerSpec]
-    file_marker_patterns: ClassVar[tuple[re.Pattern[str], ...]]
     family: ClassVar[str]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.marker_spec = cls.marker_spec_for(DEFAULT_MOVE_FUNCTIONS)
-        cls.file_marker_patterns = tuple(re.compile(m) for m in cls.file_markers)
         cls.family = cls.__module__.rsplit(".", 1)[-1]
 
     @classmethod
@@ -81,12 +81,17 @@ class Rule:
                     return marker
                 return re.compile(marker)
 
-            patterns: list[Marker] = [
-                tuple(map(prepared, m)) if isinstance(m, tuple) else prepared(m) for m in cls.markers
-            ]
+            def compiled(markers: tuple[str | tuple[str, ...], ...]) -> tuple[Marker, ...]:
+                return tuple(tuple(map(prepared, m)) if isinstance(m, tuple) else prepared(m) for m in markers)
+
             overridden = cls.wants_unit.__func__ is not Rule.wants_unit.__func__  # type: ignore[attr-defined]
             wants = cls.wants_unit if overridden else None
-            spec = _SPECS[key] = MarkerSpec(patterns=tuple(patterns), whole_class=cls.needs_whole_class, wants=wants)
+            spec = _SPECS[key] = MarkerSpec(
+                patterns=compiled(cls.markers),
+                whole_class=cls.needs_whole_class,
+                wants=wants,
+                file_patterns=compiled(cls.file_markers),
+            )
         return spec
 
     @classmethod

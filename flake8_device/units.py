@@ -45,6 +45,8 @@ class Unit:
     kind: str = "statements"
     # The function's name for functions and methods.
     name: str | None = None
+    # The ``ast`` nodes the unit holds (a function, or a class's or the script's statements).
+    nodes: list[ast.stmt] = field(default_factory=list)
 
     @property
     def is_header(self) -> bool:
@@ -68,12 +70,19 @@ class MarkerSpec:
     patterns: tuple[Marker, ...]
     whole_class: bool = False
     wants: UnitFilter | None = None
+    # Markers that must each occur somewhere in the file (see Rule.file_markers).
+    file_patterns: tuple[Marker, ...] = ()
 
     def for_file(self, vocabulary: dict[str, str]) -> MarkerSpec:
         """This spec with its templates filled in from the file's vocabulary (``{modules}`` ...)."""
-        if not any(isinstance(p, (str, tuple)) for p in self.patterns):
+        if not any(isinstance(p, (str, tuple)) for p in (*self.patterns, *self.file_patterns)):
             return self
-        return MarkerSpec(tuple(_filled(p, vocabulary) for p in self.patterns), self.whole_class, self.wants)
+        return MarkerSpec(
+            tuple(_filled(p, vocabulary) for p in self.patterns),
+            self.whole_class,
+            self.wants,
+            tuple(_filled(p, vocabulary) for p in self.file_patterns),
+        )
 
 
 def _filled(marker: Marker, vocabulary: dict[str, str]) -> Marker:
@@ -115,6 +124,51 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 @dataclass
+class _UnitFacts:
+    """What a unit calls, and which attributes of ``self`` it reads and sets (from the ``ast``)."""
+
+    # Every name called (``f(...)``, ``x.f(...)``), those called bare (``f(...)``), and those called on
+    # ``self`` or ``super()``.
+    calls: set[str] = field(default_factory=set)
+    name_calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)
+    # ``"__self__"`` stands for an in-place move of a whole attribute (``self.x.to(...)``).
+    sets: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, nodes: list[ast.stmt]) -> _UnitFacts:
+        facts = cls()
+        self_name = "self"
+        if len(nodes) == 1 and isinstance(nodes[0], _DEFS) and nodes[0].args.args:
+            self_name = nodes[0].args.args[0].arg
+        for node in nodes:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Call):
+                    func = sub.func
+                    if isinstance(func, ast.Name):
+                        facts.calls.add(func.id)
+                        facts.name_calls.add(func.id)
+                    elif isinstance(func, ast.Attribute):
+                        moved = func.value
+                        if (
+                            func.attr in ("to", "cuda", "cpu")
+                            and isinstance(moved, ast.Attribute)
+                            and isinstance(moved.value, ast.Name)
+                            and moved.value.id == self_name
+                        ):
+                            facts.sets.add(moved.attr)  # ``self.model.to(device)`` moves it in place
+                        if isinstance(func.value, ast.Name) and func.value.id == self_name:
+                            facts.self_calls.add(func.attr)
+                        elif isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name):
+                            facts.self_calls.add(func.attr)  # ``super().f()``
+                        facts.calls.add(func.attr)
+                elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == self_name:
+                    (facts.sets if isinstance(sub.ctx, ast.Store) else facts.reads).add(sub.attr)
+        return facts
+
+
+@dataclass
 class SparseSource:
     """The kept lines of a file; ``line_map[i]`` is the original line of kept line ``i + 1``."""
 
@@ -151,11 +205,13 @@ class UnitIndex:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 continue
             if isinstance(statement, _DEFS):
-                self._add(Unit([(_first_line(statement), _last_line(statement))], kind="function", name=statement.name))
+                span = [(_first_line(statement), _last_line(statement))]
+                self._add(Unit(span, kind="function", name=statement.name, nodes=[statement]))
             elif isinstance(statement, ast.ClassDef):
                 self._add_class(statement, parent=-1)
             else:
                 script.ranges.append((_first_line(statement), _last_line(statement)))
+                script.nodes.append(statement)
         if script.ranges:
             self._add(script)
         self._starts: list[int] = []
@@ -176,16 +232,17 @@ class UnitIndex:
             # One-line or oddly wrapped class: keep it whole.
             self._add(Unit([(first, _last_line(node))], parent=parent, kind="class"))
             return
-        header = self._add(Unit([(first, header_last)], parent=parent, kind="header"))
+        header = self._add(Unit([(first, header_last)], parent=parent, kind="header", name=node.name, nodes=[node]))
         statements = Unit(parent=header)
         for statement in node.body:
             if isinstance(statement, _DEFS):
                 span = [(_first_line(statement), _last_line(statement))]
-                self._add(Unit(span, parent=header, kind="method", name=statement.name))
+                self._add(Unit(span, parent=header, kind="method", name=statement.name, nodes=[statement]))
             elif isinstance(statement, ast.ClassDef):
                 self._add_class(statement, parent=header)
             else:
                 statements.ranges.append((_first_line(statement), _last_line(statement)))
+                statements.nodes.append(statement)
         if statements.ranges:
             self._add(statements)
 
@@ -252,6 +309,75 @@ class UnitIndex:
                 wanted |= {i for i, unit in enumerate(self.units) if unit.parent in parents}
             chosen.append(wanted)
         return chosen
+
+    def flow_context(self, selected: set[int], depth: int = 2) -> set[int]:
+        """The units the device flow of ``selected`` reads: the functions and methods they call
+        (``depth`` calls deep), the classes they instantiate (construction, ``forward``/``__call__``),
+        the methods of their own class that set the attributes they read, and the functions and
+        script that call them (which give their parameters)."""
+        facts = self._facts()
+        wanted = set(selected)
+        frontier = set(selected)
+        for _ in range(depth):
+            found: set[int] = set()
+            for unit in frontier:
+                fact = facts.get(unit)
+                if fact is None:
+                    continue
+                for name in fact.calls:
+                    found |= self._functions_named.get(name, set())
+                    classes = self._classes_named.get(name, set())
+                    found |= {m for c in classes for m in self._members(c, ("__init__", "forward", "__call__"))}
+                instantiated = {c for name in fact.calls for c in self._classes_named.get(name, set())}
+                # The methods called on the instances it makes (``Predictor(m).predict(x)``).
+                found |= {m for c in instantiated for m in self._members(c, fact.calls)}
+                parent = self.units[unit].parent
+                if parent >= 0:
+                    found |= self._members(parent, fact.self_calls | {"__init__"})
+                    found |= {m for m in self._members(parent) if facts.get(m) and facts[m].sets & fact.reads}
+            found -= wanted
+            wanted |= found
+            frontier = found
+        # Callers, up the call chain: what the file passes the selected functions.
+        frontier = set(selected)
+        for _ in range(depth + 1):
+            callers: set[int] = set()
+            for unit in frontier:
+                name, parent = self.units[unit].name, self.units[unit].parent
+                if self.units[unit].kind == "function":
+                    callers |= {u for u, fact in facts.items() if name in fact.name_calls}
+                elif self.units[unit].kind == "method" and parent >= 0:
+                    callers |= {m for m in self._members(parent) if facts.get(m) and name in facts[m].self_calls}
+            callers -= wanted
+            wanted |= callers
+            frontier = callers
+        return wanted
+
+    def _members(self, header: int, names: Iterable[str] | None = None) -> set[int]:
+        """The method units of the class whose header unit is ``header`` (only ``names`` if given)."""
+        chosen = set(names) if names is not None else None
+        return {
+            i
+            for i, unit in enumerate(self.units)
+            if unit.parent == header and unit.kind == "method" and (chosen is None or unit.name in chosen)
+        }
+
+    def _facts(self) -> dict[int, _UnitFacts]:
+        cached = getattr(self, "_facts_cache", None)
+        if cached is not None:
+            return cached
+        facts: dict[int, _UnitFacts] = {}
+        self._functions_named: dict[str, set[int]] = {}
+        self._classes_named: dict[str, set[int]] = {}
+        for index, unit in enumerate(self.units):
+            if unit.kind == "function" and unit.name:
+                self._functions_named.setdefault(unit.name, set()).add(index)
+            if unit.kind == "header" and unit.name:
+                self._classes_named.setdefault(unit.name, set()).add(index)
+            if unit.kind in ("function", "method", "statements"):
+                facts[index] = _UnitFacts.of(unit.nodes)
+        self._facts_cache = facts
+        return facts
 
     def with_headers(self, selected: set[int]) -> set[int]:
         """``selected`` plus the class headers around its members."""

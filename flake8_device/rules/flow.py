@@ -87,7 +87,10 @@ class MixedDevices(Rule):
     message = "`{host}` is on the CPU ({why}) but `{accel}` is on `{device}`; they meet in {operation}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (marker.ACCELERATOR_SOURCE, (marker.HOST_SOURCE, marker.MODULE_CONSTRUCTOR_CALL))
+    # One side of the meeting shows where it is reported; the other may come from a caller, the
+    # class or a helper elsewhere in the file.
+    markers = (marker.MEETING_SIDE,)
+    file_markers = (marker.ACCELERATOR_SOURCE, (marker.HOST_SOURCE, marker.MODULE_CONSTRUCTOR_CALL))
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.Mix):
@@ -326,7 +329,8 @@ class ModelInputNotMoved(Rule):
     message = "`{argument}` comes from the data loader on the CPU but `{model}` is on `{device}`"
     fix_title = "Move the input: `{argument}{move}`"
     fix_safety = FixSafety.SAFE
-    markers = (marker.ACCELERATOR_SOURCE, marker.LOADER)
+    markers = (marker.HOST_SOURCE,)
+    file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.InputNotMoved):
@@ -395,7 +399,8 @@ class NumpyOnAccelerator(Rule):
     message = "`{tensor}` lives on `{device}`; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
-    markers = (marker.ACCELERATOR_SOURCE, r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array")
+    markers = (r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array",)
+    file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.NumpyOnAccel):

@@ -66,12 +66,13 @@ class SubmoduleAssignedAfterMove(Rule):
     fix_title = "Move it too: `{move}`"
     fix_safety = FixSafety.SAFE
     markers = (
-        marker.MOVE_CALL,
         r"(?:\.\w+|\w\[[^\]\n]*\])\s*=[^=]|setattr\s*\("
         r"|\.(?:add_module|register_module|register_parameter|register_buffer|append|insert)\s*\(",
         # What is attached is made in the unit: a module, a parameter, a host tensor.
         (marker.MODULE_CONSTRUCTOR_CALL, marker.HOST_SOURCE, r"Parameter\s*\("),
     )
+    # The move may be in another function (a helper, the caller, an earlier method).
+    file_markers = (marker.MOVE_CALL,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.AttachAfterMove):

@@ -83,7 +83,9 @@ class OptimizerStateBeforeMove(Rule):
     fix_title = "Build or load the optimizer state after `{move}`"
     fix_safety = FixSafety.SAFE
     uses_flow = True
-    markers = (r"Adagrad|\.load_state_dict\s*\(", marker.MOVE_CALL)
+    markers = (r"Adagrad|\.load_state_dict\s*\(",)
+    # The move may be in a helper (``set_device(model, dev)``) or a later function.
+    file_markers = (marker.MOVE_CALL,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.OptimizerStateBeforeMove):
@@ -163,7 +165,8 @@ class LossOrMetricNotMoved(Rule):
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
-    markers = (marker.ACCELERATOR_SOURCE, (r"weight\s*=", _METRIC_CALL_MARKER))
+    markers = (rf"weight\s*=|{_METRIC_CALL_MARKER}",)
+    file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
@@ -413,7 +416,8 @@ class IndexOnWrongDevice(Rule):
     fix_title = "Move the index to the indexed tensor's device: `{index}{move}`"
     fix_safety = FixSafety.SAFE
     uses_flow = True
-    markers = (marker.ACCELERATOR_SOURCE, marker.HOST_SOURCE)
+    markers = (marker.MEETING_SIDE,)
+    file_markers = (marker.ACCELERATOR_SOURCE, marker.HOST_SOURCE)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.IndexMismatch):

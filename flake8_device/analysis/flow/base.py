@@ -43,6 +43,8 @@ class InterpreterBase:
     in_lightning_module: bool
     # The file uses a library that places models and batches itself (Accelerate, Fabric).
     uses_auto_placement: bool
+    # Events of this run become findings.
+    report: bool
     # Summarising the function for its callers (see :mod:`.summaries`): no events are recorded.
     summary_mode: bool
 

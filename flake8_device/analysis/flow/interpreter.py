@@ -102,8 +102,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         path: tuple[str, ...] = (),
         *,
         summary_mode: bool = False,
+        report: bool = True,
     ) -> None:
         self.analysis = analysis
+        # Events of this run become findings (the code around selected units runs for context only).
+        self.report = report and not summary_mode
         # Summarising a function for its callers: parameters stand for the caller's values, and
         # no event is recorded (the function's own run reports its findings).
         self.summary_mode = summary_mode
@@ -223,7 +226,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
-        if self.record and not self.state.cpu_only:
+        if self.record and self.report and not self.state.cpu_only:
             self.analysis.add(event, key_node)
 
     # -- statements -------------------------------------------------------------

@@ -31,7 +31,7 @@ class Policy(nn.Module):
 
     def evaluate_actions(self, obs, acts):
         logits = self.net(obs)
-        return th.distributions.Categorical(logits=logits).log_prob(acts)
+        return th.log_softmax(logits, dim=-1).gather(1, acts.unsqueeze(1)).squeeze(1)
 
 
 def behavior_cloning_loss(policy, obs, acts):
