@@ -162,7 +162,7 @@ class FlowAnalysis:
         # the functions it calls what it passes them.
         module = self.ctx.module
         self.final_env[module] = Interpreter(self, None, None, report=self.ctx.flow_covers(())).run(module.body)
-        for function, owner, path in _callers_first(list(_functions(module.body, None, ())), self.program):
+        for function, owner, path in _callers_first(list(_functions(module.body, None, ()))):
             interpreter = Interpreter(self, function, owner, path, report=self.ctx.flow_covers(path))
             self.final_env[function] = interpreter.run_function()
 
@@ -190,18 +190,19 @@ def _functions(
 
 
 def _callers_first(
-    functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]], program: Program
+    functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]],
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
     """The functions, each after the functions of the file that call it (file order otherwise)."""
-    by_name = {f.name.value: f for f, owner, _ in functions if owner is None}
+    by_name: dict[str, list[cst.FunctionDef]] = {}
+    for function, _, _ in functions:
+        by_name.setdefault(function.name.value, []).append(function)
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
-    for function, owner, _ in functions:
+    for function, _, _ in functions:
+        # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).
         for name in _called_names(function):
-            callee = by_name.get(name)
-            if callee is None and owner is not None:
-                callee = program.method(owner.name.value, name)
-            if callee is not None and callee is not function and callee in callers:
-                callers[callee].add(function)
+            for callee in by_name.get(name, ()):
+                if callee is not function:
+                    callers[callee].add(function)
     ordered: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]] = []
     done: set[cst.FunctionDef] = set()
     entries = {f: (f, owner, path) for f, owner, path in functions}

@@ -11,6 +11,7 @@ findings.  The other jobs live in mixins: calls (:mod:`.calls`), moves and devic
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -48,6 +49,7 @@ from flake8_device.analysis.flow.values import (
     join,
     leaves,
     lift,
+    negate,
     tensorish,
     union,
 )
@@ -55,6 +57,7 @@ from flake8_device.analysis.symbols import dotted_name
 
 if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.symbols import Symbols
 
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
@@ -72,6 +75,26 @@ def _mark_cpu_literal_paths(branches: list[State]) -> None:
         if on_cpu and len(on_cpu) < len(live):
             for branch in on_cpu:
                 branch.cpu_only = True
+
+
+_NOT_TENSOR_TYPES = re.compile(r"(?:numpy\.ndarray|ndarray|list|tuple|dict|int|float|str|bool|numbers\.\w+|\w+\.Number)$")
+
+
+def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | None:
+    """``isinstance(x, T)``: ``x``'s path and whether ``T`` is a tensor type (None: neither kind)."""
+    if dotted_name(call.func) != "isinstance" or len(call.args) != 2:
+        return None
+    path = path_of(call.args[0].value)
+    kinds = call.args[1].value
+    types = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    names = [symbols.qualify(t) or dotted_name(t) or "" for t in types]
+    if path is None:
+        return None
+    if names and all(n in ("torch.Tensor", "torch.nn.Parameter") for n in names):
+        return path, True
+    if names and all(_NOT_TENSOR_TYPES.search(n) for n in names):
+        return path, False
+    return None
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
@@ -246,12 +269,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._eval(statement.test)
             before = self.state
             cpu_when = self._cpu_when(statement.test)
-            none_tested = _none_test(statement.test)
+            none_tested = _none_test(statement.test) or self._type_test(statement.test)
+            guard = self._guard_text(statement.test)
             branches = []
             self.state = before.copy()
             self.state.cpu_only |= cpu_when is True
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
+            self.state.assume(guard)
             self._block(block_of(statement.body))
             branches.append(self.state)
             self.state = before.copy()
@@ -259,6 +284,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state.cpu_only |= cpu_when is False and not isinstance(statement.orelse, cst.If)
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=not none_tested[1])
+            self.state.assume(negate(guard))
             if statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
@@ -266,7 +292,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self._block(block_of(statement.orelse.body))
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
-            self.state = join_states(branches)
+            self.state = join_states(branches, (guard, negate(guard)))
             self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
             self._loop(statement)
@@ -280,6 +306,27 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # bindings are unknown to us, so we forget what we knew of anything they may bind.
         else:
             self.state.env = Env()
+
+    def _type_test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
+        """``isinstance(x, np.ndarray)`` (or a flag bound to one): ``x`` is no tensor where it holds,
+        like ``x is None`` (see ``_narrow``); ``isinstance(x, torch.Tensor)``: where it fails."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated else test  # type: ignore[attr-defined]
+        found = _isinstance_test(inner, self.symbols) if isinstance(inner, cst.Call) else None
+        if found is None:
+            found = self.state.type_tests.get(path_of(inner) or "")
+        if found is None:
+            return None
+        path, tensor_type = found
+        # (path, True): not a tensor where the test holds; (path, False): where it fails.
+        return path, (not tensor_type) != negated
+
+    def _guard_text(self, test: cst.BaseExpression) -> str:
+        """A branch condition as text that a later test of the same condition gives again."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return negate(self._guard_text(test.expression))
+        path = path_of(test)
+        return path if path is not None else " ".join(self.ctx.code_for(test).split())
 
     def _narrow(self, path: str, *, is_none: bool) -> None:
         """Where a test tells ``path`` is None (or is not), keep only what it can be there."""
@@ -386,6 +433,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
+        type_test = _isinstance_test(value_node, self.symbols) if isinstance(value_node, cst.Call) else None
+        if type_test is not None:
+            self.state.type_tests[path] = type_test
+        elif self.state.type_tests:
+            self.state.type_tests.pop(path, None)
         self.state.env[path] = value
         self._bind_condition(path, value_node, value)
         if value.kind in (Kind.ACCEL, Kind.INPUT) and isinstance(value_node, cst.Call) and path in self.parameters:
@@ -569,7 +621,18 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return NEUTRAL
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
-            when_true, when_false = self._eval(node.body), self._eval(node.orelse)
+            if self.state.guarded:
+                guard = self._guard_text(node.test)
+                before = self.state
+                self.state = before.copy()
+                self.state.assume(guard)
+                when_true = self._eval(node.body)
+                self.state = before.copy()
+                self.state.assume(negate(guard))
+                when_false = self._eval(node.orelse)
+                self.state = before
+            else:
+                when_true, when_false = self._eval(node.body), self._eval(node.orelse)
             conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
             return conditional if conditional is not None else join(when_true, when_false)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
@@ -703,6 +766,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 scalar=a.scalar and b.scalar,
                 grad=a.grad or b.grad,
                 source=a.source if a.source == b.source else None,
+                guard=a.guard or b.guard,
             )
         if tensorish(a) and tensorish(b) and (a.scalar or b.scalar) and a.kind is not b.kind:
             # A 0-dim CPU tensor combines with a tensor anywhere: the result is where the other one is.

@@ -56,6 +56,20 @@ TENSOR_EVIDENCE = frozenset(
         "chunk",
         "flatten",
         "masked_select",
+        "clone",
+        "long",
+        "bool",
+        "index_select",
+        "gather",
+        "scatter",
+        "scatter_",
+        "scatter_add",
+        "masked_fill_",
+        "narrow",
+        "unbind",
+        "requires_grad_",
+        "backward",
+        "is_floating_point",
     }
 )
 MODULE_TENSOR_EVIDENCE = TENSOR_EVIDENCE | {"shape", "ndim", "dtype"}

@@ -15,7 +15,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import Summary, substitute
-from flake8_device.analysis.flow.syntax import path_of
+from flake8_device.analysis.flow.syntax import is_classmethod, path_of
 from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, leaves, tensorish, union
 
 
@@ -31,9 +31,17 @@ class LocalCallsMixin(InterpreterBase):
                 return None  # a local variable or an import shadows it
             function = program.functions.get(name)
             return (function, False) if function is not None and function is not self.function else None
-        if not isinstance(func, cst.Attribute) or self.owner is None:
+        if not isinstance(func, cst.Attribute):
             return None
         base = func.value
+        if isinstance(base, cst.Name) and base.value in program.classes and base.value not in self.state.env:
+            # ``Boxes.convert(...)``: a static method, a class method, or a method given its instance.
+            method = program.method(base.value, func.attr.value)
+            if method is None:
+                return None
+            return method, is_classmethod(method)
+        if self.owner is None:
+            return None
         if isinstance(base, cst.Name) and base.value == self.self_name:
             method = program.method(self.owner.name.value, func.attr.value)
         elif isinstance(base, cst.Call) and isinstance(base.func, cst.Name) and base.func.value == "super":

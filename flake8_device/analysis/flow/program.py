@@ -88,7 +88,7 @@ class Signature:
         params = function.params
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
         if bound and positional and not is_static(function):
-            positional = positional[1:]
+            positional = positional[1:]  # ``self`` (or ``cls``) comes with the call
         return cls(
             tuple(positional),
             frozenset(p.name.value for p in params.kwonly_params),

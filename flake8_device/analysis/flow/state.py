@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from flake8_device.analysis.flow.events import AttachAfterMove
-from flake8_device.analysis.flow.values import Value, join
+from flake8_device.analysis.flow.values import Kind, Value, assuming, guarded, join
 
 
 class Env(dict):  # type: ignore[type-arg]
@@ -58,6 +58,22 @@ class State:
     # This path runs on the CPU only (under a CPU guard, or with its device set to a CPU literal):
     # it makes no accelerator finding, and where paths join it gives way to the others.
     cpu_only: bool = False
+    # Paths whose value has alternatives guarded by a branch condition (see ``assume``).
+    guarded: set[str] = field(default_factory=set)
+    # Flags bound to a type test (``is_array = isinstance(x, np.ndarray)``): flag -> (tested path,
+    # whether the type is a tensor type).
+    type_tests: dict[str, tuple[str, bool]] = field(default_factory=dict)
+
+    def assume(self, condition: str) -> None:
+        """Along this path ``condition`` holds: drop the alternatives that came from its opposite."""
+        for path in list(self.guarded):
+            value = self.env.get(path)
+            if value is None or value.kind is not Kind.MAYBE:
+                self.guarded.discard(path)
+                continue
+            narrowed = assuming(value, condition)
+            if narrowed is not value:
+                self.env[path] = narrowed
 
     def copy(self) -> State:
         return State(
@@ -68,10 +84,14 @@ class State:
             dict(self.conditions),
             dict(self.polarity),
             self.cpu_only,
+            set(self.guarded),
+            dict(self.type_tests),
         )
 
 
-def join_states(states: Sequence[State]) -> State:
+def join_states(states: Sequence[State], guards: Sequence[str] | None = None) -> State:
+    """The state after paths meet; ``guards``: each state's branch condition, which the values that
+    differ between the branches remember (see ``State.assume``)."""
     live = [s for s in states if not s.terminated]
     if not live:
         merged = states[0].copy()
@@ -82,15 +102,21 @@ def join_states(states: Sequence[State]) -> State:
     live = [s for s in live if not s.cpu_only] or live
     first = live[0]
     env = Env()
+    guarded: set[str] = set().union(*(s.guarded for s in live))
+    branch_guards = {id(s): g for s, g in zip(states, guards or ())}
     for key in first.env:
         values = [s.env.get(key) for s in live]
         if all(v is not None for v in values):
+            if guards is not None and len(live) > 1 and any(v != values[0] for v in values[1:]):
+                values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live)]
             value = values[0]
             assert value is not None
             for other in values[1:]:
                 assert other is not None
                 value = join(value, other)
             env[key] = value
+            if value.kind is Kind.MAYBE and any(a.guard for a in value.alternatives):
+                guarded.add(key)
     pending: dict[str, tuple[AttachAfterMove, ...]] = {}
     for state in live:
         for key, events in state.pending.items():
@@ -99,4 +125,19 @@ def join_states(states: Sequence[State]) -> State:
     conditions = {k: v for k, v in first.conditions.items() if all(s.conditions.get(k) == v for s in live)}
     polarity = {k: v for k, v in first.polarity.items() if all(s.polarity.get(k) == v for s in live)}
     cpu_only = all(s.cpu_only for s in live)
-    return State(env, pending, transformed, conditions=conditions, polarity=polarity, cpu_only=cpu_only)
+    guarded &= set(env)
+    type_tests = {k: v for k, v in first.type_tests.items() if all(s.type_tests.get(k) == v for s in live)}
+    return State(
+        env,
+        pending,
+        transformed,
+        conditions=conditions,
+        polarity=polarity,
+        cpu_only=cpu_only,
+        guarded=guarded,
+        type_tests=type_tests,
+    )
+
+
+def guarded_value(value: Value | None, guard: str | None) -> Value | None:
+    return value if value is None or guard is None else guarded(value, guard)

@@ -26,6 +26,10 @@ def path_of(node: cst.BaseExpression) -> str | None:
     return dotted_name(node)
 
 
+def is_classmethod(function: cst.FunctionDef) -> bool:
+    return any(dotted_name(d.decorator) == "classmethod" for d in function.decorators)
+
+
 def is_static(function: cst.FunctionDef) -> bool:
     return any(dotted_name(d.decorator) == "staticmethod" for d in function.decorators)
 

@@ -109,6 +109,9 @@ class Value:
     # after its methods ran): ``(name, value)`` pairs.
     class_name: str | None = None
     attributes: tuple[tuple[str, Value], ...] = ()
+    # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
+    # that a later test of the same condition keeps only the alternatives of its own paths.
+    guard: str | None = None
 
 
 UNKNOWN = Value()
@@ -159,6 +162,23 @@ def leaves(value: Value) -> tuple[Value, ...]:
         else:
             found.append(current)
     return tuple(found)
+
+
+def guarded(value: Value, guard: str) -> Value:
+    """``value`` as it is along the paths where ``guard`` holds (alternatives already guarded keep
+    their own, nearer condition)."""
+    if value.kind is Kind.MAYBE:
+        return replace(value, alternatives=tuple(a if a.guard else replace(a, guard=guard) for a in value.alternatives))
+    return value if value.guard else replace(value, guard=guard)
+
+
+def assuming(value: Value, condition: str) -> Value:
+    """``value`` along the paths where ``condition`` holds: alternatives from the other paths dropped."""
+    if value.kind is not Kind.MAYBE:
+        return value
+    opposite = negate(condition)
+    kept = [a for a in value.alternatives if a.guard != opposite]
+    return value if len(kept) == len(value.alternatives) else union(kept) if kept else value
 
 
 def lift(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -246,6 +266,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             source=a.source if a.source == b.source else None,
             class_name=a.class_name if a.class_name == b.class_name else None,
             attributes=a.attributes if a.attributes == b.attributes else (),
+            guard=a.guard if a.guard == b.guard else None,
         )
     return UNKNOWN
 
@@ -384,6 +405,7 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 origin=first.origin,
                 grad=any(v.grad for v in values),
                 scalar=all(v.scalar for v in values),
+                guard=next((v.guard for v in values if v.guard), None),
             )
         )
     return union(results) if results else UNKNOWN
