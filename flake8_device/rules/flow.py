@@ -9,9 +9,8 @@ from __future__ import annotations
 import libcst as cst
 
 from flake8_device import markers as marker
-from flake8_device.analysis.flow import events
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.flow import Kind, Value, tensor_inputs
+from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
 from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 

@@ -13,9 +13,8 @@ import re
 import libcst as cst
 
 from flake8_device import markers as marker
-from flake8_device.analysis.flow import events
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.flow import Kind, functions_with_owners
+from flake8_device.analysis.flow import Kind, events, functions_with_owners
 from flake8_device.analysis.scope import device_variable
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule

@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from flake8_device import markers as marker
-from flake8_device.analysis.flow import events
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow import events
 from flake8_device.model import FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 

@@ -97,6 +97,23 @@ def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | Non
     return None
 
 
+def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
+    """The parameters of ``forward`` that take data: no default (or ``None``), no scalar annotation."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if skip_first:
+        params = params[1:]
+    found = []
+    for param in params:
+        default = param.default
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            continue
+        annotation = dotted_name(param.annotation.annotation) if param.annotation else None
+        if annotation in ("int", "float", "bool", "str"):
+            continue
+        found.append(param.name.value)
+    return found
+
+
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); anything else -> None."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -182,6 +199,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             evidence=evidence,
         )
         defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
+        if self.in_module_class and function.name.value == "forward":
+            # What reaches a module's forward is its input: tensors, or containers of them.
+            for name in _forward_inputs(function, skip_first=self.self_name is not None):
+                defaults.setdefault(name, Value(Kind.INPUT, module=None))
         # What the file's own calls pass, joined with what other callers may pass.
         for name, values in self.analysis.contexts.get(function, {}).items():
             defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
@@ -671,7 +692,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         value = self.state.env.get(node.value)
         if value is not None:
             return value
-        if node.value in ("True", "False", "None"):
+        if node.value == "None":
+            return replace(NEUTRAL, constant="None")
+        if node.value in ("True", "False"):
             return NEUTRAL
         return UNKNOWN
 

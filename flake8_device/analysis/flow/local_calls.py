@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, path_of
-from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, leaves, tensorish, union
+from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, tensorish, union
 
 
 class LocalCallsMixin(InterpreterBase):
@@ -100,6 +101,12 @@ class LocalCallsMixin(InterpreterBase):
             return None
         values: dict[str, Value] = {}
         texts: dict[str, str] = {}
+        # Parameters not passed take their default (``device=None``: the default device).
+        for param in (*function.params.params, *function.params.kwonly_params):
+            if param.name.value not in binding and param.default is not None:
+                default = _literal(param.default)
+                if default is not None:
+                    values[param.name.value], texts[param.name.value] = default, self.ctx.code_for(param.default)
         offsets: dict[int, int] = {}
         for param, arg in binding.items():
             value = by_argument[id(arg)]
@@ -192,6 +199,17 @@ class LocalCallsMixin(InterpreterBase):
             if path is not None and path in self.state.env:
                 self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
         return LocalResult(substitute(summary.returns, values, texts, here), accepts)
+
+
+def _literal(node: cst.BaseExpression) -> Value | None:
+    """A parameter's default written as a literal (None, a string, a number)."""
+    if isinstance(node, cst.Name) and node.value == "None":
+        return replace(NEUTRAL, constant="None")
+    if isinstance(node, cst.SimpleString):
+        return replace(NEUTRAL, constant=patterns.string_value(node))
+    if isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return NEUTRAL
+    return None
 
 
 @dataclass(frozen=True)

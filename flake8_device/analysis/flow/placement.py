@@ -11,7 +11,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
 from flake8_device.analysis.flow.syntax import path_of
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, tensorish
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, tensorish, union
 from flake8_device.analysis.symbols import dotted_name
 
 
@@ -100,7 +100,7 @@ class PlacementMixin(InterpreterBase):
         choice = self._device_choice(node)
         if choice is None:
             return placed
-        if placed is None:
+        if placed is None or placed.kind is Kind.MAYBE:  # chosen by a condition: on the device when it holds
             suffix = (
                 self._move_suffix(origin)
                 if patterns.method_name(origin) in ("to", "cuda")
@@ -121,10 +121,16 @@ class PlacementMixin(InterpreterBase):
         )
         text = self.ctx.code_for(node)
         literal = patterns.string_value(node)
+        if isinstance(node, cst.Name) and node.value == "None":
+            return Value(Kind.HOST, origin=origin, module=module)  # the default device
         if literal is None and isinstance(node, (cst.Name, cst.Attribute)):
             bound = self.state.env.get(path_of(node) or "")
+            if bound is not None and bound.kind is Kind.MAYBE and any(a.constant for a in bound.alternatives):
+                return self._device_alternatives(node, bound, origin, module)
             if bound is not None and bound.constant is not None:
                 literal = bound.constant
+                if literal == "None":
+                    return Value(Kind.HOST, origin=origin, module=module)
         if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
             first = patterns.positional(node, 0)
             if first is not None:
@@ -165,6 +171,25 @@ class PlacementMixin(InterpreterBase):
         if name is not None and DEVICE_NAME.search(name):
             return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
         return None
+
+    def _device_alternatives(
+        self, node: cst.BaseExpression, bound: Value, origin: cst.Call, module: bool | None
+    ) -> Value | None:
+        """A device variable that holds different devices along different paths (a ``device=None``
+        default given a device by some callers)."""
+        placed: list[Value] = []
+        text = self.ctx.code_for(node)
+        for alternative in bound.alternatives:
+            literal = alternative.constant
+            if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
+                placed.append(Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard))
+            elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
+                literal is None and DEVICE_NAME.search(text)
+            ):
+                placed.append(Value(Kind.ACCEL, device=text, origin=origin, module=module, guard=alternative.guard))
+            else:
+                return None
+        return union(placed)
 
     @staticmethod
     def _same_device(same: Value, origin: cst.Call, module: bool | None) -> Value:

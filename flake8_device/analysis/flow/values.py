@@ -203,7 +203,10 @@ def union(values: Sequence[Value]) -> Value:
             merged.append(alternative)
     if len(merged) == 1:
         return merged[0]
-    informative = [v for v in merged if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.CONTAINER)]
+    # Constants count too: a device variable that is "cpu" (or None) along one path and "cuda" along another.
+    informative = [
+        v for v in merged if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.CONTAINER) or v.constant is not None
+    ]
     if not informative or len(merged) > MAX_ALTERNATIVES or any(v.kind is Kind.CONDITIONAL for v in merged):
         return UNKNOWN
     modules = {v.module for v in merged if v.kind is not Kind.UNKNOWN}
@@ -359,7 +362,7 @@ def item_of(value: Value) -> Value:
         return lift(value, item_of)
     if value.kind is Kind.CONTAINER:
         return element_values(value)
-    if value.kind in (Kind.HOST, Kind.ACCEL) and (value.batch or value.module is None):
+    if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and (value.batch or value.module is None):
         return Value(value.kind, device=value.device, move=value.move, module=False, origin=value.origin)
     if tensorish(value):
         return replace(value, scalar=True)
