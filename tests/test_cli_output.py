@@ -98,3 +98,12 @@ def test_output_file_count_and_quiet(tmp_path: Path) -> None:
     assert len(json.loads(as_json.stdout)) == 3 and "3\n" in as_json.stderr  # stdout stays one JSON document
     unwritable = run("--output-file", str(tmp_path / "missing" / "r.txt"), ".", cwd=tmp_path)
     assert unwritable.returncode == 2 and "cannot write" in unwritable.stderr
+
+
+def test_force_exclude_covers_a_buffer_named_like_an_excluded_file(tmp_path: Path) -> None:
+    args = ("--force-exclude", "--extend-exclude", "generated", "--stdin-filename", "generated/model.py", "-")
+    linted = run(*args, cwd=tmp_path, stdin=BUG)
+    assert (linted.returncode, linted.stdout) == (0, "")
+    assert "No Python files found (1 named path excluded by --force-exclude)" in linted.stderr
+    fixed = run("--fix", *args, cwd=tmp_path, stdin=BUG)
+    assert (fixed.returncode, fixed.stdout) == (0, BUG)  # the editor gets its buffer back unchanged

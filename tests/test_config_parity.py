@@ -172,3 +172,13 @@ def test_a_select_naming_no_dev_code_is_a_warning_not_a_silent_pass(tmp_path: Pa
     result = run(".", cwd=root)
     assert result.returncode == 0 and result.stdout == ""
     assert "warning: select = E9,F63,F7,F82" in result.stderr and "add DEV to it" in result.stderr
+
+
+def test_an_unreadable_candidate_is_skipped_as_flake8_skips_it_and_the_cli_says_so(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    write(root / "setup.cfg", "[flake8\nselect = E\n")
+    write(root / "tox.ini", "[flake8]\nextend-ignore = DEV1\n")
+    result = run(".", cwd=root)
+    assert "DEV101" not in result.stdout  # tox.ini was read
+    assert "setup.cfg: skipped, as flake8 skips it" in result.stderr
+    assert dev_lines(flake8(".", cwd=root).stdout) == dev_lines(result.stdout)
