@@ -23,6 +23,7 @@ from pathlib import Path
 
 from flake8_device.files import Pattern
 from flake8_device.settings import (
+    COMMON_KEYS,
     ConfigError,
     PerFileIgnores,
     Settings,
@@ -32,6 +33,8 @@ from flake8_device.settings import (
 )
 
 CANDIDATES = ("setup.cfg", "tox.ini", ".flake8")
+# The keys read from [flake8] (flake8's own options and other plugins' are left to them).
+KNOWN_KEYS = (*COMMON_KEYS, "device-versions")
 SECTION = "flake8"
 _LIST_SEPARATOR = re.compile(r"[,\s]")
 
@@ -145,20 +148,6 @@ def load_flake8_config(path: Path) -> Settings | None:
         versions=parse_versions_option(_comma_list(versions), where("device-versions")) if versions else (),
         origins=tuple((key, origin) for key in values if key in KNOWN_KEYS),
     )
-
-
-KNOWN_KEYS = (
-    "select",
-    "extend-select",
-    "ignore",
-    "extend-ignore",
-    "per-file-ignores",
-    "exclude",
-    "extend-exclude",
-    "show-source",
-    "device-move-functions",
-    "device-versions",
-)
 
 
 def flake8_layer(options: argparse.Namespace) -> Settings:

@@ -11,6 +11,7 @@ from typing import Any
 
 from flake8_device.files import Pattern
 from flake8_device.settings import (
+    COMMON_KEYS,
     ConfigError,
     PerFileIgnores,
     Settings,
@@ -21,19 +22,8 @@ from flake8_device.settings import (
 )
 
 TABLE = "tool.flake8-device"
-KNOWN_KEYS = (
-    "select",
-    "extend-select",
-    "ignore",
-    "extend-ignore",
-    "per-file-ignores",
-    "exclude",
-    "extend-exclude",
-    "force-exclude",
-    "show-source",
-    "device-move-functions",
-    "versions",
-)
+# flake8 has no force-exclude (it always excludes named files); versions are a table here.
+KNOWN_KEYS = (*COMMON_KEYS, "force-exclude", "versions")
 
 
 def _load_toml(text: str, where: str) -> dict[str, Any]:

@@ -41,6 +41,20 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PerFileIgnores = tuple[tuple[Pattern, tuple[str, ...]], ...]
 
 
+# The keys both configuration files take (the readers add their own: see pyproject.py, flake8_ini.py).
+COMMON_KEYS = (
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "show-source",
+    "device-move-functions",
+)
+
+
 class ConfigError(Exception):
     """Bad configuration; the message is one line naming the file (or flag) and the key."""
 
