@@ -268,9 +268,7 @@ def _run(args: argparse.Namespace, settings: Settings, options: Options) -> int:
         quiet=args.quiet,
         show_source=options.show_source,
         exit_zero=args.exit_zero,
-        fix=args.fix,
         diff=args.diff,
-        add_noqa=args.add_noqa,
     )
     with ExitStack() as stack:
         output: TextIO | None = None

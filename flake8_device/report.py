@@ -31,9 +31,7 @@ class ReportOptions:
     quiet: int = 0
     show_source: bool = False
     exit_zero: bool = False
-    fix: bool = False
     diff: bool = False
-    add_noqa: bool = False
 
 
 def plural(count: int, noun: str) -> str:

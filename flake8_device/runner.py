@@ -131,7 +131,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
         outcome.warnings += [f"{display}:{line}" for line in fixed.refused]
         outcome.applied = fixed.applied
         if options.diff:
-            outcome.diff = _unified_diff(text, fixed.text, display, display)
+            outcome.diff = _unified_diff(text, fixed.text, display, display) if fixed.text != text else ""
         else:
             _write_back(path, outcome, data, decoded.encode(fixed.text))
         text = fixed.text

@@ -146,6 +146,14 @@ def test_a_bad_flake8_section_is_one_line(tmp_path: Path, config: str, message: 
     assert message in result.stderr
 
 
+def test_flake8_refuses_a_dev_code_matching_no_rule_in_one_line_too(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    write(root / "setup.cfg", "[flake8]\nselect = E,DEV9\n")
+    result = flake8(".", cwd=root)
+    assert (result.returncode, result.stderr) == (2, "flake8: select: 'DEV9' matches no flake8-device rule (see "
+                                                  "flake8-device --list-rules)\n")
+
+
 def test_a_bare_d_switches_dev_off_in_both_front_ends_and_says_so(tmp_path: Path) -> None:
     root = project(tmp_path)
     write(root / "setup.cfg", "[flake8]\nextend-ignore = D,E203\n")
