@@ -22,12 +22,11 @@ from pathlib import Path
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration import discover_settings
 from flake8_device.engine import Engine
 from flake8_device.registry import default_off_codes
 from flake8_device.runner import Options, engine_for
-from flake8_device.selection import Selection
-from flake8_device.settings import ConfigError, Settings, discover_settings
+from flake8_device.settings import ConfigError, Settings
 
 
 @functools.lru_cache(maxsize=64)
@@ -39,15 +38,10 @@ def engine_for_file(filename: str | None) -> Engine:
     """The engine ``flake8-device --fix`` would use for ``filename`` (its project's configuration)."""
     directory = os.path.dirname(os.path.abspath(filename)) if filename else os.getcwd()
     settings = _settings_for(directory)
-    selection = Selection(
-        select=settings.select,
-        extend_select=settings.extend_select,
-        ignore=settings.ignore,
-        extend_ignore=settings.extend_ignore,
-        default_off=default_off_codes(),
+    config = settings.analysis_config()
+    options = Options(
+        selection=settings.selection(default_off_codes()), config=config, per_file_ignores=settings.per_file_ignores
     )
-    config = AnalysisConfig().with_extra_move_functions(settings.device_move_functions).with_versions(settings.versions)
-    options = Options(selection=selection, config=config, per_file_ignores=settings.per_file_ignores)
     return engine_for(options.rules_for(filename or "stdin"), config)
 
 

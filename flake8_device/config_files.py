@@ -57,7 +57,7 @@ def lint_config(
                 line=anchor.line,
                 col=anchor.col,
                 code=rule.code,
-                message=rule.message.format(**fields),
+                message=rule.format_message(fields),
                 fix_title=title,
                 fix_safety=rule.fix_safety if title is not None else FixSafety.NONE,
             )

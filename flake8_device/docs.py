@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 
+from flake8_device.links import rule_anchor
 from flake8_device.model import FixSafety
 from flake8_device.registry import all_rules
 from flake8_device.rule import DOC_SECTIONS, Rule
@@ -73,6 +74,8 @@ def rules_markdown() -> str:
         if rule.family != family:
             family = rule.family
             parts += [f"## {_FAMILY_TITLES.get(family, family.title())} (`flake8_device/rules/{family}.py`)", ""]
+        # An explicit anchor: the JSON ``url`` and SARIF ``helpUri`` of a finding point here.
+        parts += [f'<a id="{rule_anchor(rule.code)}"></a>', ""]
         parts.append(rule_markdown(rule, heading="###"))
     return "\n".join(parts).rstrip() + "\n"
 

@@ -251,6 +251,7 @@ class Engine:
                 continue
             line = sparse.original_line(where.start.line)
             col = where.start.column
+            end_line = sparse.original_line(where.end.line)
             key = (line, col, report.rule.code)
             if key in seen:
                 continue
@@ -266,10 +267,12 @@ class Engine:
                     line=line,
                     col=col,
                     code=report.rule.code,
-                    message=report.rule.message.format(**report.fields),
+                    message=report.rule.format_message(report.fields),
                     fix_title=title,
                     fix_safety=safety,
                     text_edits=edits,
+                    end_line=end_line,
+                    end_col=where.end.column,
                 )
             )
         violations.sort()

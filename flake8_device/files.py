@@ -54,21 +54,42 @@ class Pattern:
     text: str
     root: str = "."
 
+    @property
+    def normalized(self) -> str:
+        """The pattern as flake8 normalises it: absolute when it has a ``/``, else as written."""
+        if "/" in self.text:
+            return os.path.normpath(os.path.join(os.path.abspath(self.root), self.text))
+        return self.text
+
     def matches(self, path: str, *, components: bool = False) -> bool:
-        """Does the pattern match ``path`` (its name, or its absolute path)?
+        """Does the pattern match ``path``: its name or its absolute path, as in flake8?
 
         With ``components``, any directory named along ``path`` counts too, so
         ``generated`` excludes ``generated/model.py`` when pre-commit names the file.
         """
+        absolute = os.path.abspath(path)
         if "/" in self.text:
-            absolute = os.path.normpath(os.path.join(os.path.abspath(self.root), self.text))
-            return fnmatch.fnmatch(os.path.abspath(path), absolute)
-        names = Path(path).parts if components else (os.path.basename(path),)
-        return any(fnmatch.fnmatch(name, self.text) for name in names)
+            return fnmatch.fnmatch(absolute, self.normalized)
+        names = _components(absolute) if components else (os.path.basename(path),)
+        return any(fnmatch.fnmatch(name, self.text) for name in names) or fnmatch.fnmatch(absolute, self.text)
 
 
-def _excluded(path: str, patterns: Sequence[Pattern]) -> bool:
-    return any(p.matches(path) for p in patterns)
+def _components(absolute: str) -> tuple[str, ...]:
+    """The names along a path, from the current directory down when it lies below it (a checkout
+    inside a directory called ``build`` must not exclude itself)."""
+    relative = os.path.relpath(absolute)
+    return Path(absolute if relative.startswith("..") else relative).parts
+
+
+def excluded(path: str, patterns: Sequence[Pattern], *, components: bool = False) -> bool:
+    return any(p.matches(path, components=components) for p in patterns)
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A file named explicitly but skipped: an exclude pattern matches it under ``force-exclude``."""
+
+    path: str
 
 
 def discover(
@@ -76,20 +97,23 @@ def discover(
     excludes: Sequence[Pattern],
     suffixes: Sequence[str] = CHECKED_SUFFIXES,
     *,
-    explicit_excludes: Sequence[Pattern] = (),
-) -> Iterator[Discovered | FileError]:
+    force_exclude: bool = False,
+) -> Iterator[Discovered | Excluded | FileError]:
     """Files under ``paths`` in a stable order; problems are yielded, not raised.
 
-    ``excludes`` prune the directory walk; a file named explicitly is checked
-    unless one of ``explicit_excludes`` (the user's own patterns, never the
-    defaults) matches it or a directory on its path.
+    ``excludes`` prune the directory walk.  A file named explicitly is checked
+    whatever the patterns say (as ruff does), unless ``force_exclude`` is set:
+    then a pattern matching the file or a directory on its path skips it too.
+    pre-commit names every file explicitly, so its hooks pass ``--force-exclude``.
     """
     for given in paths:
         if given == "-":
             yield Discovered("-", explicit=True)
             continue
         if os.path.isfile(given):
-            if not any(p.matches(given, components=True) for p in explicit_excludes):
+            if force_exclude and excluded(given, excludes, components=True):
+                yield Excluded(given)
+            else:
                 yield Discovered(given, explicit=True)
             continue
         if not os.path.exists(given):
@@ -98,13 +122,16 @@ def discover(
         if not os.path.isdir(given):
             yield FileError(f"{given}: not a regular file or directory")
             continue
+        if force_exclude and excluded(given, excludes, components=True):
+            yield Excluded(given)
+            continue
         errors: list[OSError] = []
         walker = os.walk(given, onerror=errors.append, followlinks=False)
         for root, dirs, files in walker:
-            dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), excludes))
+            dirs[:] = sorted(d for d in dirs if not excluded(os.path.join(root, d), excludes))
             for name in sorted(files):
                 full = os.path.join(root, name)
-                if name.endswith(tuple(suffixes)) and not _excluded(full, excludes):
+                if name.endswith(tuple(suffixes)) and not excluded(full, excludes):
                     yield Discovered(full, explicit=False)
         for error in errors:
             yield FileError(f"{error.filename}: {error.strerror or error}")

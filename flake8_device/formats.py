@@ -18,7 +18,8 @@ from urllib.parse import quote
 
 from flake8_device import __version__
 from flake8_device.docs import rule_markdown, summary
-from flake8_device.model import FixSafety, Violation
+from flake8_device.links import rule_url
+from flake8_device.model import FixSafety, Violation, with_remedy
 from flake8_device.rule import Rule
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -41,11 +42,23 @@ class Finding:
     # cell, and ``file_line`` is the line of the .ipynb file holding that source line.
     cell: int | None = None
     file_line: int | None = None
+    # Where the reported code ends (1-based; the column just after it), when known.
+    end_line: int | None = None
+    end_column: int | None = None
+    # The line the finding is on, for ``--show-source``.
+    source_line: str | None = None
 
     @classmethod
     def from_violation(
-        cls, path: str, violation: Violation, *, cell: int | None = None, file_line: int | None = None
+        cls,
+        path: str,
+        violation: Violation,
+        *,
+        cell: int | None = None,
+        file_line: int | None = None,
+        lines: Sequence[str] = (),
     ) -> Finding:
+        """``lines``: the text the violation's positions refer to, split, when its line should be shown."""
         return cls(
             path=path,
             line=violation.line,
@@ -57,7 +70,15 @@ class Finding:
             fixable=violation.fixable,
             cell=cell,
             file_line=file_line,
+            end_line=violation.end_line,
+            end_column=None if violation.end_col is None else violation.end_col + 1,
+            source_line=lines[violation.line - 1] if 0 < violation.line <= len(lines) else None,
         )
+
+    @property
+    def text(self) -> str:
+        """The message as text output shows it (a display-only finding ends with its remedy)."""
+        return with_remedy(self.message, self.fix_title, self.fix_safety)
 
     @property
     def location(self) -> str:
@@ -84,11 +105,20 @@ def wants_color(choice: str, stream: IO[str]) -> bool:
 
 def text_line(finding: Finding, *, color: bool = False) -> str:
     if not color:
-        return f"{finding.location}: {finding.code} {finding.message}"
+        return f"{finding.location}: {finding.code} {finding.text}"
     colon = f"{_CYAN}:{_RESET}"
     cell = [f"cell_{finding.cell}"] if finding.cell is not None else []
     location = colon.join([f"{_BOLD}{finding.path}{_RESET}", *cell, str(finding.line), str(finding.column)])
-    return f"{location}{colon} {_BOLD}{_RED}{finding.code}{_RESET} {finding.message}"
+    return f"{location}{colon} {_BOLD}{_RED}{finding.code}{_RESET} {finding.text}"
+
+
+def source_lines(finding: Finding) -> str:
+    """``--show-source``: the line and a caret under the column, as flake8 shows them ("" when unknown)."""
+    if finding.source_line is None:
+        return ""
+    line = finding.source_line.rstrip("\r\n")
+    indent = "".join(c if c.isspace() else " " for c in line[: finding.column - 1])
+    return f"{line}\n{indent}^\n"
 
 
 def statistics(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> list[str]:
@@ -118,7 +148,10 @@ def json_document(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> l
             "column": finding.column,
             "code": finding.code,
             "name": names.get(finding.code),
+            "end_line": finding.end_line,
+            "end_column": finding.end_column,
             "message": finding.message,
+            "url": rule_url(finding.code),
             "fix": None
             if finding.fix_title is None
             else {
@@ -160,6 +193,7 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         "shortDescription": {"text": summary(rule)},
         "fullDescription": {"text": sections.get("What it does", summary(rule))},
         "help": {"text": markdown, "markdown": markdown},
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": "error", "enabled": rule.default_enabled},
         "properties": {"tags": [rule.family], "fix": rule.fix_safety.value},
     }
@@ -183,6 +217,8 @@ def sarif_document(
                 region = {"startLine": finding.file_line}
         else:
             region = {"startLine": finding.line, "startColumn": finding.column}
+            if finding.end_line is not None and finding.end_column is not None:
+                region.update(endLine=finding.end_line, endColumn=finding.end_column)
         location: dict[str, Any] = {"artifactLocation": _artifact_location(finding.path, base)}
         if region:
             location["region"] = region
@@ -240,17 +276,26 @@ def github_line(finding: Finding) -> str:
         properties.append(f"line={line}")
         if finding.cell is None:
             properties.append(f"col={finding.column}")
-    return f"::error {','.join(properties)}::{_escape_data(f'{finding.location}: {finding.code} {finding.message}')}"
+    return f"::error {','.join(properties)}::{_escape_data(f'{finding.location}: {finding.code} {finding.text}')}"
 
 
 # -- writing ------------------------------------------------------------------------------------------
 
 
 def write_findings(
-    stream: IO[str], output_format: str, findings: Sequence[Finding], rules: Sequence[type[Rule]], *, color: bool
+    stream: IO[str],
+    output_format: str,
+    findings: Sequence[Finding],
+    rules: Sequence[type[Rule]],
+    *,
+    color: bool,
+    show_source: bool = False,
 ) -> None:
     if output_format == "text":
-        stream.writelines(text_line(f, color=color) + "\n" for f in findings)
+        for finding in findings:
+            stream.write(text_line(finding, color=color) + "\n")
+            if show_source:
+                stream.write(source_lines(finding))
     elif output_format == "github":
         stream.writelines(github_line(f) + "\n" for f in findings)
     elif output_format == "json":

@@ -86,10 +86,24 @@ class Violation:
     fix_title: str | None = field(default=None, compare=False)
     fix_safety: FixSafety = field(default=FixSafety.NONE, compare=False)
     text_edits: tuple[TextEdit, ...] = field(default=(), compare=False)
+    # Where the reported node ends (the column is 0-based and exclusive); None when unknown.
+    end_line: int | None = field(default=None, compare=False)
+    end_col: int | None = field(default=None, compare=False)
 
     @property
     def fixable(self) -> bool:
         return bool(self.text_edits) and self.fix_safety in (FixSafety.SAFE, FixSafety.UNSAFE)
 
     def flake8_text(self) -> str:
-        return f"{self.code} {self.message}"
+        return f"{self.code} {with_remedy(self.message, self.fix_title, self.fix_safety)}"
+
+
+def with_remedy(message: str, fix_title: str | None, safety: FixSafety) -> str:
+    """The message as text output shows it: a display-only finding (a fix nobody applies for
+    you) ends with its remedy, so the line alone says what to do."""
+    if safety is not FixSafety.DISPLAY_ONLY or not fix_title:
+        return message
+    first = fix_title[:1]
+    if first.isupper() and fix_title[1:2].islower():  # "Move ..." but not "NCCL ..."
+        fix_title = first.lower() + fix_title[1:]
+    return f"{message} (to fix: {fix_title})"

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flake8_device import noqa
 from flake8_device.engine import Engine, parse_ast
 from flake8_device.jsonpos import JsonError, JsonValue
 from flake8_device.jsonpos import parse as parse_json
@@ -415,6 +416,8 @@ class NotebookReport:
     error: str | None = None
     internal_errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # The source of every code cell, by number (for showing the lines of findings).
+    sources: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -455,7 +458,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     if skipped:
         return NotebookReport(warnings=[skipped])
     program = build_program(notebook, label)
-    report = NotebookReport(warnings=list(program.warnings))
+    report = NotebookReport(warnings=list(program.warnings), sources={c.number: c.text for c in notebook.cells})
     if not program.cells:
         return report
     result = engine.lint(program.text, honour_noqa=True, path=label)
@@ -476,7 +479,9 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
 
 
 def _in_cell(violation: Violation, line: int) -> Violation:
-    return dataclasses.replace(violation, line=line)
+    shift = violation.line - line
+    end_line = None if violation.end_line is None else violation.end_line - shift
+    return dataclasses.replace(violation, line=line, end_line=end_line)
 
 
 _REFUSED = re.compile(r"(\d+):(\d+): (.*)", re.S)
@@ -513,3 +518,32 @@ def fix_notebook(engine: Engine, data: bytes, label: str, *, unsafe_fixes: bool 
     remaining = _lint(engine, Notebook.parse(new_data), label)
     changes = [(number, old[number], changed[number]) for number in sorted(changed)]
     return NotebookFix(new_data, fixed.applied, remaining, refused, changes)
+
+
+@dataclass
+class NotebookNoqa:
+    data: bytes
+    covered: int
+    lines: int
+    remaining: NotebookReport
+
+
+def add_noqa_to_notebook(engine: Engine, data: bytes, label: str) -> NotebookNoqa:
+    """``--add-noqa`` on a notebook: the comments go into the cells' sources, like ``--fix``'s edits."""
+    try:
+        notebook = Notebook.parse(data)
+    except NotebookError as error:
+        return NotebookNoqa(data, 0, 0, NotebookReport(error=str(error)))
+    if _unchecked(notebook, label):
+        return NotebookNoqa(data, 0, 0, _lint(engine, notebook, label))
+    program = build_program(notebook, label)
+    result = engine.lint(program.text, honour_noqa=True, path=label) if program.cells else None
+    if result is None or result.error or not result.violations:
+        return NotebookNoqa(data, 0, 0, _lint(engine, notebook, label))
+    added = noqa.add_comments(program.text, result.violations)
+    sources = program.split(added.text) if added.covered else None
+    if sources is None:
+        return NotebookNoqa(data, 0, 0, _lint(engine, notebook, label))
+    old = {cell.number: cell.text for cell in notebook.cells}
+    new_data = notebook.with_sources({n: text for n, text in sources.items() if text != old[n]})
+    return NotebookNoqa(new_data, added.covered, added.lines, _lint(engine, Notebook.parse(new_data), label))

@@ -11,23 +11,29 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from flake8_device import __version__
 from flake8_device.config import AnalysisConfig
-from flake8_device.engine import Engine
+from flake8_device.configuration import pyproject_settings
+from flake8_device.files import Pattern, excluded
+from flake8_device.flake8_ini import flake8_layer
 from flake8_device.registry import all_rules, default_off_codes
+from flake8_device.runner import Options, engine_for
 from flake8_device.selection import Selection
-from flake8_device.settings import ConfigError, parse_versions_option
+from flake8_device.settings import ConfigError, Settings, selection_warnings
 
 
 class Plugin:
     name = "flake8-device"
     version = __version__
 
-    _engine: Engine | None = None
+    _options: Options | None = None
+    _excludes: tuple[Pattern, ...] = ()
 
     def __init__(self, tree: ast.Module, lines: list[str], filename: str = "stdin") -> None:
         self.tree = tree
@@ -55,38 +61,48 @@ class Plugin:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
-        selection = Selection(
-            select=getattr(options, "select", None),
-            extend_select=getattr(options, "extend_select", None) or (),
-            ignore=getattr(options, "ignore", None),
-            extend_ignore=getattr(options, "extend_ignore", None) or (),
-            default_off=getattr(options, "extended_default_ignore", None) or default_off_codes(),
-        )
-        # flake8 decides what is shown; running only what can be shown saves time.
-        rules = [r for r in all_rules() if selection.enabled(r.code)]
         try:
-            versions = parse_versions_option(getattr(options, "device_versions", None) or [], "--device-versions")
+            cls._configure(options)
         except ConfigError as error:
             # flake8 shows a plugin's exception as a traceback; a usage error deserves one line.
             sys.stderr.write(f"flake8: {error}\n")
             raise SystemExit(2) from None
-        config = (
-            AnalysisConfig()
-            .with_extra_move_functions(getattr(options, "device_move_functions", None) or [])
-            .with_versions(versions)
-        )
-        cls._engine = Engine(rules, config)
 
     @classmethod
-    def engine(cls) -> Engine:
-        if cls._engine is None:
-            cls._engine = Engine([r for r in all_rules() if r.default_enabled])
-        return cls._engine
+    def _configure(cls, options: argparse.Namespace) -> None:
+        """flake8's options (its command line over its ``[flake8]`` section) over ``[tool.flake8-device]``."""
+        ours = flake8_layer(options)
+        table = Settings() if _isolated() else pyproject_settings(Path.cwd())
+        merged = ours.over(table)
+        default_off = getattr(options, "extended_default_ignore", None) or default_off_codes()
+        selection = merged.selection(default_off)
+        for note in selection_warnings(merged, selection) if _short_prefix_ignored(merged) else ():
+            sys.stderr.write(f"flake8-device: warning: {note}\n")
+        # flake8 shows only the codes it selects itself: the ones the table switches on
+        # (``extend-select = ["DEV404"]``) are added to its explicit selection.
+        flake8_alone = ours.selection(default_off)
+        extra = [r.code for r in all_rules() if selection.enabled(r.code) and not flake8_alone.enabled(r.code)]
+        if extra:
+            options.extend_select = [*(getattr(options, "extend_select", None) or []), *extra]
+        cls._options = Options(
+            selection=selection, config=merged.analysis_config(), per_file_ignores=merged.per_file_ignores
+        )
+        cls._excludes = merged.walk_excludes(os.getcwd())
+
+    @classmethod
+    def options(cls) -> Options:
+        if cls._options is None:
+            cls._options = Options(selection=Selection(default_off=default_off_codes()), config=AnalysisConfig())
+        return cls._options
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        if excluded(self.filename, self._excludes, components=True):
+            return  # the same files as the CLI checks (flake8's own exclude still applies first)
         try:
+            options = self.options()
+            engine = engine_for(options.rules_for(self.filename), options.config)
             path = None if self.filename in ("stdin", "-") else self.filename  # where pins are looked up
-            result = self.engine().lint("".join(self.lines), tree=self.tree, path=path)
+            result = engine.lint("".join(self.lines), tree=self.tree, path=path)
         except Exception as error:  # noqa: BLE001 - never break the user's flake8 run
             sys.stderr.write(f"{self.filename}: flake8-device internal error: {type(error).__name__}: {error}\n")
             return
@@ -94,3 +110,20 @@ class Plugin:
             sys.stderr.write(f"{self.filename}: flake8-device: {problem}\n")
         for violation in result.violations:
             yield violation.line, violation.col, violation.flake8_text(), type(self)
+
+
+def _short_prefix_ignored(settings: Settings) -> bool:
+    """A bare ``D`` or ``DE`` in an ignore list: pydocstyle's prefix switching DEV off by accident."""
+    return any("DEV".startswith(code.upper()) for code in (*(settings.ignore or ()), *settings.extend_ignore))
+
+
+def _isolated() -> bool:
+    """``flake8 --isolated``: flake8 reads that flag before its options exist and keeps it out of them,
+    so it is read again from the command line the same way (``flake8.main.options``)."""
+    try:
+        from flake8.main.options import stage1_arg_parser
+
+        first_stage, _ = stage1_arg_parser().parse_known_args(sys.argv[1:])
+    except (ImportError, SystemExit):  # another flake8, or an argv that is not flake8's
+        return False
+    return bool(getattr(first_stage, "isolated", False))

@@ -103,6 +103,11 @@ class Rule:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        """The message of one finding; a rule whose wording depends on what is known overrides it."""
+        return cls.message.format(**fields)
+
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, **fields: Any) -> None:
         self.ctx.add_report(self, node, fix, fields)
 

@@ -12,15 +12,18 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from flake8_device import noqa
 from flake8_device.config import AnalysisConfig
 from flake8_device.config_files import is_config_file, lint_config
 from flake8_device.engine import Engine
-from flake8_device.files import FileError, Pattern, read_bytes, write_atomically
+from flake8_device.files import FileError, read_bytes, write_atomically
 from flake8_device.formats import Finding
-from flake8_device.notebook import NOTEBOOK_SUFFIX, NotebookError, fix_notebook, lint_notebook
+from flake8_device.model import Violation
+from flake8_device.notebook import NOTEBOOK_SUFFIX, NotebookError, add_noqa_to_notebook, fix_notebook, lint_notebook
 from flake8_device.registry import all_rules
 from flake8_device.selection import Selection
-from flake8_device.source import SourceError, decode_source
+from flake8_device.settings import PerFileIgnores, per_file_codes
+from flake8_device.source import SourceError, decode_source, split_lines
 
 
 @dataclass(frozen=True)
@@ -30,12 +33,14 @@ class Options:
     fix: bool = False
     diff: bool = False
     unsafe_fixes: bool = False
+    add_noqa: bool = False
+    show_source: bool = False
     stdin_filename: str = "stdin"
-    per_file_ignores: tuple[tuple[Pattern, tuple[str, ...]], ...] = ()
+    per_file_ignores: PerFileIgnores = ()
 
     def rules_for(self, path: str) -> tuple[str, ...]:
         """The codes checked in ``path``: the selection less its ``per-file-ignores``."""
-        extra = tuple(code for pattern, codes in self.per_file_ignores if pattern.matches(path) for code in codes)
+        extra = per_file_codes(self.per_file_ignores, path)
         key = (self.selection, extra)
         codes = _RULES_FOR.get(key)
         if codes is None:
@@ -51,6 +56,9 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     applied: int = 0
+    # --add-noqa: findings now covered by a comment, and the lines that got one.
+    noqa_added: int = 0
+    noqa_lines: int = 0
     diff: str = ""
     # With --fix on stdin: the bytes to write to stdout (the fixed code, or the input untouched).
     stdout: bytes | None = None
@@ -95,9 +103,19 @@ def check_file(task: tuple[str, Options]) -> Outcome:
         outcome.errors.append(str(error))
     except RecursionError:
         outcome.errors.append(f"{display}: too deeply nested to analyse (the file was skipped)")
-    if from_stdin and options.fix and outcome.stdout is None:
+    if from_stdin and (options.fix or options.add_noqa) and outcome.stdout is None:
         outcome.stdout = data  # an editor replaces its buffer with stdout: never leave it empty
     return outcome
+
+
+def _write_back(path: str, outcome: Outcome, old: bytes, new: bytes) -> None:
+    """A changed file: written in place, or to stdout when it came from stdin."""
+    if new == old:
+        return
+    if path == "-":
+        outcome.stdout = new
+    else:
+        write_atomically(path, new, expected_current=old)
 
 
 def _check_python(path: str, display: str, data: bytes, engine: Engine, options: Options, outcome: Outcome) -> None:
@@ -106,24 +124,37 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
     except SourceError as error:
         outcome.errors.append(f"{display}: {error}")
         return
+    text = decoded.text
     if options.fix or options.diff:
-        fixed = engine.fix(decoded.text, unsafe_fixes=options.unsafe_fixes, path=display)
+        fixed = engine.fix(text, unsafe_fixes=options.unsafe_fixes, path=display)
         result = fixed.remaining
         outcome.warnings += [f"{display}:{line}" for line in fixed.refused]
         outcome.applied = fixed.applied
-        if fixed.text != decoded.text:
-            if options.diff:
-                outcome.diff = _unified_diff(decoded.text, fixed.text, display, display)
-            elif path == "-":
-                outcome.stdout = decoded.encode(fixed.text)
-            else:
-                write_atomically(path, decoded.encode(fixed.text), expected_current=data)
+        if options.diff:
+            outcome.diff = _unified_diff(text, fixed.text, display, display) if fixed.text != text else ""
+        else:
+            _write_back(path, outcome, data, decoded.encode(fixed.text))
+        text = fixed.text
     else:
-        result = engine.lint(decoded.text, honour_noqa=True, path=display)
-    outcome.findings = [Finding.from_violation(display, v) for v in result.violations]
+        result = engine.lint(text, honour_noqa=True, path=display)
+        if options.add_noqa and result.violations:
+            added = noqa.add_comments(text, result.violations)
+            outcome.noqa_added, outcome.noqa_lines = added.covered, added.lines
+            outcome.warnings += [_no_comment_here(display, v) for v in added.skipped]
+            _write_back(path, outcome, data, decoded.encode(added.text))
+            result.violations, text = added.skipped, added.text
+    lines = split_lines(text) if options.show_source else []
+    outcome.findings = [Finding.from_violation(display, v, lines=lines) for v in result.violations]
     if result.error:
         outcome.errors.append(f"{display}: {result.error}")
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
+
+
+def _no_comment_here(display: str, violation: Violation) -> str:
+    return (
+        f"{display}:{violation.line}:{violation.col + 1}: {violation.code} left as it is: no `# noqa` comment"
+        " can go where flake8 would read it for this line"
+    )
 
 
 def _check_config(path: str, display: str, data: bytes, engine: Engine, options: Options, outcome: Outcome) -> None:
@@ -134,7 +165,10 @@ def _check_config(path: str, display: str, data: bytes, engine: Engine, options:
         outcome.errors.append(f"{display}: {error}")
         return
     result = lint_config(text, engine.rules, options.config, path=display)
-    outcome.findings = [Finding.from_violation(display, v) for v in result.violations]
+    lines = split_lines(text) if options.show_source else []
+    outcome.findings = [Finding.from_violation(display, v, lines=lines) for v in result.violations]
+    if options.add_noqa and result.violations:
+        outcome.warnings.append(f"{display}: JSON has no comments, so no `# noqa`: use --extend-ignore or per-file-ignores")
     if result.error:
         outcome.errors.append(f"{display}: {result.error}")
 
@@ -146,20 +180,29 @@ def _check_notebook(path: str, display: str, data: bytes, engine: Engine, option
             report = fixed.remaining
             outcome.applied = fixed.applied
             outcome.warnings += fixed.refused
-            if fixed.data != data:
-                if options.diff:
-                    outcome.diff = fixed.diff(display)
-                elif path == "-":
-                    outcome.stdout = fixed.data
-                else:
-                    write_atomically(path, fixed.data, expected_current=data)
+            if options.diff:
+                outcome.diff = fixed.diff(display)
+            else:
+                _write_back(path, outcome, data, fixed.data)
+        elif options.add_noqa:
+            added = add_noqa_to_notebook(engine, data, display)
+            report = added.remaining
+            outcome.noqa_added, outcome.noqa_lines = added.covered, added.lines
+            outcome.warnings += [
+                _no_comment_here(f"{display}:cell_{cv.cell}", cv.violation) for cv in report.violations
+            ]
+            _write_back(path, outcome, data, added.data)
         else:
             report = lint_notebook(engine, data, display)
     except NotebookError as error:
         outcome.errors.append(f"{display}: {error}")
         return
+    cell_lines = {n: split_lines(t) for n, t in report.sources.items()} if options.show_source else {}
     outcome.findings = [
-        Finding.from_violation(display, cv.violation, cell=cv.cell, file_line=cv.file_line) for cv in report.violations
+        Finding.from_violation(
+            display, cv.violation, cell=cv.cell, file_line=cv.file_line, lines=cell_lines.get(cv.cell, ())
+        )
+        for cv in report.violations
     ]
     if report.error:
         outcome.errors.append(f"{display}: {report.error}")

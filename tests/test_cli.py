@@ -42,7 +42,7 @@ def write(path: Path, text: str, **kwargs: str) -> Path:
 def test_clean_file_exits_zero(tmp_path: Path) -> None:
     write(tmp_path / "ok.py", FIXED)
     result = run(".", cwd=tmp_path)
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "All checks passed (1 file).\n")
 
 
 def test_findings_exit_one_in_flake8_format(tmp_path: Path) -> None:

@@ -199,12 +199,14 @@ def test_cli_reports_json_with_exact_lines(tmp_path: Path) -> None:
     (tmp_path / "zero3.json").write_text(HARMLESS)
     result = run("ds_config.json", "zero3.json", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
+    # Display-only findings: the text line ends with the remedy.
     assert result.stdout.splitlines() == [
         "ds_config.json:5:5: DEV511 `offload_param` to `nvme` has no effect at ZeRO stage 2: "
-        "only stage 3 offloads parameters",
-        "ds_config.json:6:17: DEV512 `offload_param` offloads to `nvme` but names no `nvme_path` for the swap files",
+        "only stage 3 offloads parameters (to fix: use ZeRO stage 3, or remove `offload_param`)",
+        "ds_config.json:6:17: DEV512 `offload_param` offloads to `nvme` but names no `nvme_path` for the swap files"
+        ' (to fix: add `"nvme_path"` with a directory on a local NVMe disk)',
         "ds_config.json:8:37: DEV513 `offload_optimizer` device `gpu` is not one DeepSpeed accepts "
-        "(`cpu`, `nvme` or `none`)",
+        "(`cpu`, `nvme` or `none`) (to fix: use `none` (keep it on the GPU), `cpu` or `nvme`)",
     ]
     assert run("--extend-ignore", "DEV51", "ds_config.json", cwd=tmp_path).returncode == 0
 

@@ -9,6 +9,7 @@ import pytest
 from flake8_device import docs
 from flake8_device.config import AnalysisConfig
 from flake8_device.engine import Engine
+from flake8_device.links import rule_anchor, rule_url
 from flake8_device.registry import all_rules
 from flake8_device.rule import Rule
 
@@ -19,6 +20,13 @@ RULES = all_rules()
 def test_rules_md_is_fresh() -> None:
     current = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert current == docs.rules_markdown(), "docs/rules.md is stale: run `python -m flake8_device.docs`"
+
+
+def test_every_rule_has_the_anchor_its_url_points_at() -> None:
+    current = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    for rule in RULES:
+        assert rule_url(rule.code).endswith(f"docs/rules.md#{rule_anchor(rule.code)}")
+        assert current.count(f'<a id="{rule_anchor(rule.code)}"></a>') == 1
 
 
 def test_readme_table_is_fresh() -> None:

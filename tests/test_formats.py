@@ -14,6 +14,8 @@ import pytest
 
 from cli_support import BUG, code_cell, notebook_json, run, write
 from flake8_device.formats import Finding, github_line
+from flake8_device.links import PROJECT_URL, rule_url
+from flake8_device.progress import DELAY_VARIABLE
 from flake8_device.registry import all_rules
 
 NOTEBOOK = [
@@ -44,6 +46,8 @@ def test_json(project: Path) -> None:
     assert first["name"] == "submodule-assigned-after-move"
     assert first["message"].startswith("`nn.Linear(2, 2)` is attached to `model`")
     assert first["fix"] == {"title": "Move it too: `.to(device)`", "safety": "safe", "applied_by": "--fix"}
+    assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (7, 14, 7, 29)
+    assert first["url"] == rule_url("DEV101") == f"{PROJECT_URL}/blob/main/docs/rules.md#dev101"
     assert "Found 3 findings; 3 fixable with --fix." in result.stderr
 
 
@@ -69,6 +73,7 @@ def test_sarif_for_code_scanning(project: Path) -> None:
     assert dev101["shortDescription"]["text"] == "Submodule or parameter attached after the model was moved"
     assert "### Example" in dev101["help"]["markdown"] and dev101["help"]["text"] == dev101["help"]["markdown"]
     assert dev101["defaultConfiguration"] == {"level": "error", "enabled": True}
+    assert dev101["helpUri"] == rule_url("DEV101")
     assert run_["columnKind"] == "unicodeCodePoints"
     assert run_["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
     results = run_["results"]
@@ -80,7 +85,7 @@ def test_sarif_for_code_scanning(project: Path) -> None:
     assert uris == ["nb.ipynb", "src/bug.py", "src/bug.py"]
     python = results[1]["locations"][0]["physicalLocation"]
     assert python["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
-    assert python["region"] == {"startLine": 7, "startColumn": 14}
+    assert python["region"] == {"startLine": 7, "startColumn": 14, "endLine": 7, "endColumn": 29}
     notebook = results[0]
     assert notebook["message"]["text"].startswith("cell_3:2:14: `nn.Linear(2, 2)` is attached")
     assert notebook["properties"] == {"cell": 3, "line": 2, "column": 14}
@@ -158,11 +163,11 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(project: Path) -> Non
     assert "\033[" not in run_on_terminal(["--color", "never", "src/bug.py"], project, env)
 
 
-def run_with_terminal_stderr(args: list[str], cwd: Path) -> tuple[str, str]:
+def run_with_terminal_stderr(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[str, str]:
     """(stdout, what the command wrote to its stderr, a pseudo-terminal)."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "flake8_device", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=follower
+        [sys.executable, "-m", "flake8_device", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=follower, env=env
     )
     os.close(follower)
     chunks = []
@@ -184,12 +189,25 @@ def run_with_terminal_stderr(args: list[str], cwd: Path) -> tuple[str, str]:
     return stdout, b"".join(chunks).decode()
 
 
-def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+def test_progress_on_a_terminal_for_long_runs_only(tmp_path: Path) -> None:
     for number in range(60):
         (tmp_path / f"m{number:02}.py").write_text("import torch\nx = torch.ones(3)\n")
     (tmp_path / "m00.py").write_text(BUG)
-    stdout, terminal = run_with_terminal_stderr(["-j", "2", "."], tmp_path)
-    assert "] 60/60 files" in terminal and "\r" in terminal
+    plain = {k: v for k, v in os.environ.items() if k not in ("CI", "PRE_COMMIT")}
+    at_once = {**plain, DELAY_VARIABLE: "0"}  # as if the run had already taken 1.5 s
+    stdout, terminal = run_with_terminal_stderr(["-j", "2", "."], tmp_path, at_once)
+    assert "flake8-device: 60/60 files" in terminal and "\r" in terminal
+    # Erased before the summary line, which stands alone on its line.
+    assert terminal.endswith("\r\x1b[KFound 1 finding; 1 fixable with --fix.\r\n"), repr(terminal[-200:])
     assert stdout.startswith("./m00.py:") or stdout.startswith("m00.py:")
-    quiet = run("-j", "2", ".", cwd=tmp_path)
-    assert "files" not in quiet.stderr and "\r" not in quiet.stderr
+    # A quick run, CI, pre-commit, -q and a pipe show none.
+    for env, args in (
+        ({**plain, DELAY_VARIABLE: "600"}, []),
+        ({**at_once, "CI": "true"}, []),
+        ({**at_once, "PRE_COMMIT": "1"}, []),
+        (at_once, ["-q"]),
+    ):
+        _, quiet = run_with_terminal_stderr(["-j", "2", *args, "."], tmp_path, env)
+        assert "files" not in quiet and "\x1b" not in quiet, (env.get("CI"), args, quiet)
+    piped = run("-j", "2", ".", cwd=tmp_path, env={DELAY_VARIABLE: "0"})
+    assert "files" not in piped.stderr and "\r" not in piped.stderr

@@ -155,7 +155,7 @@ def test_other_languages_are_not_checked(tmp_path: Path) -> None:
     write(tmp_path / "r.ipynb", json.dumps(notebook))
     result = run("r.ipynb", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, "")
-    assert result.stderr == "r.ipynb: not checked (a R notebook)\n"
+    assert result.stderr == "r.ipynb: not checked (a R notebook)\nAll checks passed (1 file).\n"
 
 
 @pytest.mark.parametrize(

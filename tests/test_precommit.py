@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import BUG, FIXED, code_cell, notebook_json, write
+from flake8_device.links import PROJECT_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_TIMEOUT = 900  # the first run builds the hook environment
@@ -90,11 +91,23 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str,
     return str(repository), commit, env
 
 
+def readme_config(repository: str, commit: str, hook: str) -> str:
+    """The README's ``.pre-commit-config.yaml``, pointed at ``repository`` and pinned at ``commit``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("repos:")]
+    assert "rev: <commit>" in block, "the README pins a commit (there is no release tag)"
+    config = block.replace(PROJECT_URL, repository).replace("<commit>", commit)
+    if hook == "flake8-device-fix":
+        config = re.sub(r"^(\s*)- id: flake8-device\b.*$", r"\1# (check hook off)", config, flags=re.M)
+        config = re.sub(r"^(\s*)# - id: flake8-device-fix", r"\1- id: flake8-device-fix", config, flags=re.M)
+    return config
+
+
 def user_project(root: Path, repository: str, commit: str, hook: str, env: dict[str, str]) -> Path:
-    write(
-        root / ".pre-commit-config.yaml",
-        f"repos:\n  - repo: {repository}\n    rev: {commit}\n    hooks:\n      - id: {hook}\n",
-    )
+    write(root / ".pre-commit-config.yaml", readme_config(repository, commit, hook))
+    # pre-commit names every staged file: the hooks must still honour the configured excludes.
+    write(root / "pyproject.toml", '[tool.flake8-device]\nextend-exclude = ["generated"]\n')
+    write(root / "generated" / "model.py", BUG)
     write(root / "train.py", BUG)
     write(root / "clean.py", "import torch\n")
     write(root / "notes.ipynb", notebook_json(NOTEBOOK))
@@ -152,6 +165,7 @@ def test_fix_hook_fixes_the_files_and_then_passes(
     assert re.search(r"^flake8-device \(fix\)\.+Failed$", result.stdout, re.M), result.stdout
     assert "- files were modified by this hook" in result.stdout
     assert (project / "train.py").read_text() == FIXED
+    assert (project / "generated" / "model.py").read_text() == BUG  # excluded, though pre-commit named it
     assert (project / "notes.ipynb").read_text() == notebook_before.replace(
         '"model.head = nn.Linear(2, 2)\\n"', '"model.head = nn.Linear(2, 2).to(device)\\n"'
     )

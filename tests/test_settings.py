@@ -12,7 +12,9 @@ import pytest
 from cli_support import BUG, run, write
 from flake8_device import cli
 from flake8_device.registry import rule_by_code
-from flake8_device.settings import ConfigError, load_settings, read_table
+from flake8_device.configuration import load_settings
+from flake8_device.pyproject import read_table
+from flake8_device.settings import ConfigError
 
 MOVE_FUNCTION_SOURCE = (
     "import torch\ndef f(device):\n    a = ship(torch.ones(3), device)\n    return a + torch.zeros(3)\n"
@@ -55,16 +57,25 @@ def test_per_file_ignores_are_relative_to_the_configuration(tmp_path: Path) -> N
     ]
 
 
-def test_exclude_applies_to_the_walk_and_to_files_named_by_pre_commit(tmp_path: Path) -> None:
+def test_exclude_applies_to_the_walk_and_with_force_exclude_to_named_files(tmp_path: Path) -> None:
     write(tmp_path / "generated" / "bug.py", BUG)
     write(tmp_path / ".venv" / "bug.py", BUG)
     pyproject(tmp_path, 'extend-exclude = ["generated"]\n')
     assert run(".", cwd=tmp_path).returncode == 0
-    assert run("generated/bug.py", cwd=tmp_path).returncode == 0  # pre-commit names files one by one
+    # A file named explicitly is checked, under default and user excludes alike (ruff's rule) ...
+    assert run("generated/bug.py", cwd=tmp_path).returncode == 1
+    assert run(".venv/bug.py", cwd=tmp_path).returncode == 1
+    # ... unless --force-exclude says otherwise, as the pre-commit hooks do (they name files one by one).
+    for named in ("generated/bug.py", ".venv/bug.py"):
+        forced = run("--force-exclude", named, cwd=tmp_path)
+        assert forced.returncode == 0, forced.stdout
+        warning = "flake8-device: warning: No Python files found (1 named path excluded by --force-exclude)\n"
+        assert forced.stderr == warning
+    pyproject(tmp_path, 'extend-exclude = ["generated"]\nforce-exclude = true\n')
+    assert run("generated/bug.py", cwd=tmp_path).returncode == 0
+    assert run("--no-force-exclude", "generated/bug.py", cwd=tmp_path).returncode == 1
     pyproject(tmp_path, 'exclude = ["generated"]\n')  # replaces the defaults: .venv is checked now
     assert run(".", cwd=tmp_path).stdout.startswith("./.venv/bug.py:7:14: DEV101")
-    pyproject(tmp_path, "")
-    assert run(".venv/bug.py", cwd=tmp_path).returncode == 1  # default excludes never hide a named file
 
 
 def test_extra_move_functions_and_versions(tmp_path: Path) -> None:
@@ -75,9 +86,9 @@ def test_extra_move_functions_and_versions(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "pyproject.toml")
     assert settings.versions == (("torch", "2.1.0"),)
     args = cli.build_parser().parse_args(["--device-versions", "deepspeed=0.14.0,torch=2.4.0", "."])
-    options = cli._options(args, settings, cli._selection(args, settings))
-    assert options.config.versions == (("deepspeed", "0.14.0"), ("torch", "2.4.0"))  # flags win
-    assert "ship" in options.config.move_functions
+    config = cli.flag_settings(args).over(settings).analysis_config()
+    assert config.versions == (("deepspeed", "0.14.0"), ("torch", "2.4.0"))  # flags win
+    assert "ship" in config.move_functions
 
 
 def test_the_nearest_configuration_upward_is_used_and_isolated_ignores_it(tmp_path: Path) -> None:
@@ -153,8 +164,8 @@ def test_without_tomllib_or_tomli_the_message_says_what_is_needed(
 def readme_block(language: str) -> str:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(rf"```{language}\n(.*?)```", readme, re.S)
-    assert len(blocks) == 1, f"expected one {language} block in the README"
-    return blocks[0]
+    assert blocks, f"expected a {language} block in the README"
+    return blocks[0]  # the configuration example comes first
 
 
 def test_the_readme_configuration_examples_work(tmp_path: Path) -> None:
@@ -165,7 +176,7 @@ def test_the_readme_configuration_examples_work(tmp_path: Path) -> None:
     assert "DEV202" in flake8("--select", "DEV", ".", cwd=tmp_path).stdout
     write(tmp_path / "pyproject.toml", readme_block("toml"))
     result = run(".", cwd=tmp_path)
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "All checks passed (1 file).\n")
     write(tmp_path / "tox.ini", readme_block("ini"))
     result = flake8(".", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

@@ -6,6 +6,9 @@ of them looks at the code itself beyond building its fix.
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import libcst as cst
 
 from flake8_device import markers as marker
@@ -27,8 +30,24 @@ def describe_host(rule: Rule, value: Value) -> str:
     return "on the host"
 
 
+def _grouped(code: str) -> str:
+    """``code`` ready for a method call after it: ``(mask == 0)`` for ``mask == 0``."""
+    try:
+        expression = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return code
+    primary = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict)
+    return code if isinstance(expression, primary) else f"({code})"
+
+
 def device_text(value: Value) -> str:
-    return value.device or "the accelerator"
+    """Where an accelerator value lives, for messages: the device as the code writes it, in
+    backticks (`device`, `"cuda:1"`, `0`), CUDA for a `.cuda()` move, else "the accelerator"."""
+    if value.device is None:
+        return "the accelerator"
+    if (value.move or "").startswith(".cuda"):  # `.cuda()` names no device: the analysis says "cuda"
+        return "CUDA"
+    return f"`{value.device}`"
 
 
 class MixedDevices(Rule):
@@ -83,7 +102,7 @@ class MixedDevices(Rule):
     code = "DEV201"
     uses_flow = True
     name = "mixed-devices"
-    message = "`{host}` is on the CPU ({why}) but `{accel}` is on `{device}`; they meet in {operation}"
+    message = "`{host}` is on the CPU ({why}) but `{accel}` is on {device}; they meet in {operation}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
     fix_safety = FixSafety.DISPLAY_ONLY
     # One side of the meeting shows where it is reported; the other may come from a caller, the
@@ -95,8 +114,8 @@ class MixedDevices(Rule):
         for event in self.ctx.flow.events_of(events.Mix):
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
-            move = event.accel.value.move or f".to({device_text(event.accel.value)})"
-            fix = self.make_fix(host=host, accel=accel, move=move)
+            move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
+            fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
             self.report(
                 event.host.expr,
                 fix=fix,
@@ -325,11 +344,17 @@ class ModelInputNotMoved(Rule):
     code = "DEV204"
     uses_flow = True
     name = "model-input-not-moved"
-    message = "`{argument}` comes from the data loader on the CPU but `{model}` is on `{device}`"
+    message = "`{argument}` is on the CPU but `{model}` is on {device}"
+    # Said only where the analysis knows the input comes from a data loader (the report's ``loader``).
+    loader_message = "`{argument}` comes from the data loader `{loader}` on the CPU but `{model}` is on {device}"
     fix_title = "Move the input: `{argument}{move}`"
     fix_safety = FixSafety.SAFE
     markers = (marker.HOST_SOURCE,)
     file_markers = (marker.ACCELERATOR_SOURCE,)
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.loader_message if fields.get("loader") else cls.message).format(**fields)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.InputNotMoved):
@@ -346,8 +371,16 @@ class ModelInputNotMoved(Rule):
                 fix = self.make_fix(
                     ReplaceNode(event.argument.expr, *parts), safety=safety, argument=argument, move=move
                 )
+            origin = event.argument.value.origin
+            # As in `describe_host`: a host value whose origin is not a call came from a data loader.
+            from_loader = origin is not None and not isinstance(origin, cst.Call)
             self.report(
-                event.argument.expr, fix=fix, argument=argument, model=model, device=device_text(event.model.value)
+                event.argument.expr,
+                fix=fix,
+                argument=argument,
+                model=model,
+                device=device_text(event.model.value),
+                loader=self.ctx.describe(origin) if from_loader and origin is not None else None,
             )
 
 
@@ -395,7 +428,7 @@ class NumpyOnAccelerator(Rule):
     code = "DEV205"
     uses_flow = True
     name = "numpy-on-accelerator"
-    message = "`{tensor}` lives on `{device}`; NumPy needs it on the CPU"
+    message = "`{tensor}` lives on {device}; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
     markers = (r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array",)
@@ -529,8 +562,8 @@ class HardcodedCudaInModule(Rule):
 
     code = "DEV207"
     name = "hardcoded-cuda-in-module"
-    message = "Hard-coded CUDA device in module code: `{code}`"
-    fix_title = "Use `{device}` instead"
+    message = "`{code}` hard-codes CUDA inside a module: it fails once the module runs on the CPU, MPS or another GPU"
+    fix_title = "Use {device} instead"
     fix_safety = FixSafety.UNSAFE
     markers = (r"cuda", r"\.cuda\s*\(|[\"']cuda")
 
@@ -588,7 +621,7 @@ class HardcodedCudaInModule(Rule):
         device: str | None,
     ) -> None:
         if replacement is not None and device is not None:
-            fix = self.make_fix(ReplaceNode(replaced, *replacement), device=device)
+            fix = self.make_fix(ReplaceNode(replaced, *replacement), device=f"`{device}`")
         else:
             fix = self.make_fix(
                 safety=FixSafety.DISPLAY_ONLY, device="an input's `.device` or `next(self.parameters()).device`"

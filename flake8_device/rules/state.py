@@ -160,7 +160,7 @@ class LossOrMetricNotMoved(Rule):
 
     code = "DEV302"
     name = "loss-or-metric-not-moved"
-    message = "`{holder}` keeps {what} on the CPU but is given `{argument}`, which is on `{device}`"
+    message = "`{holder}` keeps {what} on the CPU but is given `{argument}`, which is on {device}"
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
@@ -235,9 +235,7 @@ class GeneratorOnWrongDevice(Rule):
     code = "DEV303"
     name = "generator-on-wrong-device"
     message = "`{generator}` is a generator on {generator_device}, but `{call}` draws on {target} ({why})"
-    fix_title = (
-        "Use a generator on the device the numbers are drawn on, or draw on the generator's device and move them"
-    )
+    fix_title = "Draw with a generator on the device the numbers go to"
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
     # A generator, and something on the accelerator: the generator itself (`Generator(device=...)`)
@@ -265,9 +263,7 @@ class GeneratorOnWrongDevice(Rule):
 
 
 def _where(value: Value) -> str:
-    if value.kind is Kind.HOST:
-        return "the CPU"
-    return f"`{value.device}`" if value.device else "the accelerator"
+    return "the CPU" if value.kind is Kind.HOST else device_text(value)
 
 
 class DefaultDeviceWithCpuSampler(Rule):
@@ -621,7 +617,7 @@ class HelperConstantsOnHost(Rule):
     name = "helper-constants-on-host"
     message = (
         "`{helper}` keeps {constants} as CPU tensors (`{cls}.__init__`), and `{call}` combines them with "
-        "`{argument}`, which is on `{device}`"
+        "`{argument}`, which is on {device}"
     )
     fix_title = "Create {constants} on the device, or make `{cls}` an `nn.Module` with buffers"
     fix_safety = FixSafety.DISPLAY_ONLY
