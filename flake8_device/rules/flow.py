@@ -203,7 +203,8 @@ class TensorCreatedWithoutDevice(Rule):
             if not isinstance(factory, cst.Call):
                 continue
             qualified = self.ctx.symbols.qualify(factory.func)
-            if qualified not in torch_api.TENSOR_FACTORIES or patterns.keyword(factory, "device") is not None:
+            device = patterns.keyword(factory, "device")
+            if qualified not in torch_api.TENSOR_FACTORIES or (device is not None and _names_the_cpu(device.value)):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
             fix = self._fix(factory, qualified, event)
             self.report(
@@ -228,6 +229,14 @@ class TensorCreatedWithoutDevice(Rule):
             device, safety = f"{first}.device", FixSafety.UNSAFE
         replaced, parts = patterns.keyword_added(factory, "device", device)
         return self.make_fix(ReplaceNode(replaced, *parts), safety=safety, device=device)
+
+
+def _names_the_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``: the CPU written out (``device=device`` holding None is not)."""
+    if isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    literal = patterns.string_value(node)
+    return literal is not None and literal.split(":")[0] == "cpu"
 
 
 def _first_tensor_input(function: cst.FunctionDef | None, rule: Rule) -> str | None:

@@ -194,8 +194,10 @@ def _callers_first(
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
     """The functions, each after the functions of the file that call it (file order otherwise)."""
     by_name: dict[str, list[cst.FunctionDef]] = {}
-    for function, _, _ in functions:
+    for function, owner, _ in functions:
         by_name.setdefault(function.name.value, []).append(function)
+        if owner is not None and function.name.value == "__init__":
+            by_name.setdefault(owner.name.value, []).append(function)  # ``Model(...)`` runs its __init__
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
     for function, _, _ in functions:
         # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).

@@ -61,7 +61,13 @@ class InterpreterBase:
         def _subscript(self, node: cst.Subscript) -> Value: ...
 
         def _meet(
-            self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool
+            self,
+            node: cst.CSTNode,
+            operands: Sequence[Operand],
+            operation: str,
+            *,
+            arithmetic: bool,
+            containers: bool = True,
         ) -> None: ...
 
         # calls

@@ -28,6 +28,8 @@ from flake8_device.analysis.flow.values import (
     Value,
     carries_tensor,
     common_device,
+    container_of,
+    element_values,
     leaves,
     lift,
     tensorish,
@@ -167,12 +169,22 @@ class CallsMixin(InterpreterBase):
         if method in ATTACH_METHODS and len(node.args) >= 2:
             self._attach_call(base, node.args[1].value, arguments[1].value, method)
             return NEUTRAL
+        if method in ("append", "insert", "extend", "add") and arguments:
+            self._grow(base, receiver, method, arguments)
         if method in LIST_ATTACH_METHODS and node.args:
             root = root_path(base)
             if root is not None and isinstance(base, cst.Attribute):
                 self._attach_call(base, node.args[-1].value, arguments[-1].value, method)
             return NEUTRAL
         return lift(receiver, lambda value: self._method_result(node, base, method, value, arguments))
+
+    def _grow(self, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand]) -> None:
+        """``items.append(x)``, ``.insert(i, x)``, ``.extend(xs)``, ``.add(x)``: the container holds it too."""
+        path = path_of(base)
+        if path is None or receiver.kind is not Kind.CONTAINER:
+            return
+        added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value
+        self.state.env[path] = container_of(receiver.container or "list", [*receiver.elements, added])
 
     def _method_result(
         self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value, arguments: list[Operand]

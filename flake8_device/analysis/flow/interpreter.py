@@ -43,8 +43,10 @@ from flake8_device.analysis.flow.values import (
     Kind,
     Value,
     alternatives,
+    compatible,
     container_of,
     element_of,
+    element_values,
     item_of,
     join,
     leaves,
@@ -77,7 +79,9 @@ def _mark_cpu_literal_paths(branches: list[State]) -> None:
                 branch.cpu_only = True
 
 
-_NOT_TENSOR_TYPES = re.compile(r"(?:numpy\.ndarray|ndarray|list|tuple|dict|int|float|str|bool|numbers\.\w+|\w+\.Number)$")
+_NOT_TENSOR_TYPES = re.compile(
+    r"(?:numpy\.ndarray|ndarray|list|tuple|dict|int|float|str|bool|numbers\.\w+|\w+\.Number)$"
+)
 
 
 def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | None:
@@ -95,6 +99,16 @@ def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | Non
     if names and all(_NOT_TENSOR_TYPES.search(n) for n in names):
         return path, False
     return None
+
+
+def _element(value: Value) -> Value:
+    """One element of iterating ``value``: a container's element; a tensor's rows (or the tensors of
+    a module's input, which may be a list of them) are where it is."""
+    if value.kind is Kind.CONTAINER:
+        return element_values(value)
+    if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is not True and not value.batch:
+        return replace(value, scalar=False, origin=value.origin)
+    return UNKNOWN
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -198,14 +212,23 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             device_aware=not self.in_module_class,
             evidence=evidence,
         )
+        context = self.analysis.contexts.get(function, {})
+        if self.self_name is not None:
+            # What ``self`` holds where the file calls this method on it.
+            # (The calls in the file show the order its methods run in: trusted over the class's
+            # attributes joined across all its methods.)
+            given = {k[len("self.") :]: union(v) for k, v in context.items() if k.startswith("self.")}
+            if given:
+                self.seed_attributes(given)
         defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
         if self.in_module_class and function.name.value == "forward":
             # What reaches a module's forward is its input: tensors, or containers of them.
             for name in _forward_inputs(function, skip_first=self.self_name is not None):
                 defaults.setdefault(name, Value(Kind.INPUT, module=None))
         # What the file's own calls pass, joined with what other callers may pass.
-        for name, values in self.analysis.contexts.get(function, {}).items():
-            defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+        for name, values in context.items():
+            if not name.startswith("self."):
+                defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
@@ -234,7 +257,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if info is not None and value.module is True and value.container is None:
                 value = Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
             value = without_parameters(value)  # what the construction was given is not known here
-            if value.kind is not Kind.UNKNOWN:
+            if value.kind is not Kind.UNKNOWN or value.class_name is not None:
                 self.state.env[f"{self.self_name}.{attribute}"] = value
                 self.seeded[f"{self.self_name}.{attribute}"] = value
 
@@ -371,9 +394,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         elif isinstance(small, cst.AugAssign):
             left = self._eval(small.target)
             right = self._eval(small.value)
-            result = self._binary(
-                small, Operand(small.target, left), Operand(small.value, right), "augmented assignment"
-            )
+            # Written in place, the target keeps its device: a 0-dim CPU accumulator cannot take a
+            # device tensor (``total = torch.tensor(0.0); total += loss``).
+            target = Operand(small.target, lift(left, lambda v: replace(v, scalar=False) if tensorish(v) else v))
+            result = self._binary(small, target, Operand(small.value, right), "augmented assignment")
             path = path_of(small.target)
             if path is not None:
                 self.state.env[path] = result
@@ -552,7 +576,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         known = path is not None and path in self.state.env
         if name and LOADER_NAME.search(name) and not known and not self.uses_auto_placement:
             return Value(Kind.HOST, module=None, batch=True, origin=node)
-        return UNKNOWN
+        return lift(value, _element)
 
     def _with(self, statement: cst.With) -> None:
         quiet = False
@@ -754,6 +778,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         event = IndexMismatch(node, Operand(node.value, indexed), Operand(index.expr, used), "indexing")
                         self._emit(event, index.expr)
                         break
+        if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+            return base  # a slice of a list is a list of its elements
         if base.kind is Kind.CONTAINER and base.container == "tuple" and len(node.slice) == 1:
             position = node.slice[0].slice
             if isinstance(position, cst.Index) and isinstance(position.value, cst.Integer):
@@ -765,16 +791,18 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     @staticmethod
     def _pairs(a: Value, b: Value) -> list[tuple[Value, Value]]:
         """The places two values may have together, path by path (their alternatives, paired)."""
-        return [(x, y) for x in alternatives(a) for y in alternatives(b)]
+        return [(x, y) for x in alternatives(a) for y in alternatives(b) if compatible(x, y)]
 
     def _binary(self, node: cst.CSTNode, left: Operand, right: Operand, operation: str) -> Value:
-        self._meet(node, [left, right], operation, arithmetic=True)
+        self._meet(node, [left, right], operation, arithmetic=True, containers=False)
         results = [self._combined(a, b) for a, b in self._pairs(left.value, right.value) if not _clash(a, b)]
         return union(results) if results else UNKNOWN
 
     @staticmethod
     def _combined(a: Value, b: Value) -> Value:
         """The result of arithmetic on two values along one path."""
+        if a.kind is Kind.CONTAINER and b.kind is Kind.CONTAINER and a.container == b.container:
+            return container_of(a.container or "list", [*a.elements, *b.elements])  # ``xs + ys``
         if a.kind is Kind.NEUTRAL:
             return replace(b, origin=b.origin) if tensorish(b) else UNKNOWN
         if b.kind is Kind.NEUTRAL:
@@ -798,16 +826,25 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 return replace(other, module=False, scalar=False)
         return UNKNOWN
 
-    def _meet(self, node: cst.CSTNode, operands: Sequence[Operand], operation: str, *, arithmetic: bool) -> None:
+    def _meet(
+        self,
+        node: cst.CSTNode,
+        operands: Sequence[Operand],
+        operation: str,
+        *,
+        arithmetic: bool,
+        containers: bool = True,
+    ) -> None:
         """Record where a host tensor meets an accelerator tensor or the function's inputs.
 
         Each operand may have several places (along different paths, or as the elements of a
         container): some path brings a host tensor together with a device one when any place of
         one operand is the host and any place of another is the accelerator."""
+        # Alternatives of one operand never meet each other; the elements of a container do.
         places = [
-            (index, Operand(operand.expr, leaf))
+            ((index, position if operand.value.kind is Kind.CONTAINER else 0), Operand(operand.expr, leaf))
             for index, operand in enumerate(operands)
-            for leaf in leaves(operand.value)
+            for position, leaf in enumerate(leaves(operand.value, containers=containers))
             if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is not Kind.INPUT)
         ]
         # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
@@ -819,7 +856,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # telling finding (and has a fix), even where the calls in the file pass device tensors.
         for wanted in (Kind.INPUT, Kind.ACCEL):
             for index, host in hosts:
-                partner = next((o for i, o in places if i != index and o.value.kind is wanted), None)
+                partner = next(
+                    (o for i, o in places if i != index and o.value.kind is wanted and compatible(host.value, o.value)),
+                    None,
+                )
                 if partner is None:
                     continue
                 if wanted is Kind.ACCEL:

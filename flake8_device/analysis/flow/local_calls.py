@@ -60,7 +60,18 @@ class LocalCallsMixin(InterpreterBase):
         if bound_call is None:
             return UNKNOWN
         binding, values, texts = bound_call
-        self.analysis.record_context(function, values, record=self.record and not self.summary_mode)
+        context = dict(values)
+        if bound and self.self_name is not None:
+            # A method called on ``self`` sees the attributes ``self`` has here.
+            prefix = f"{self.self_name}."
+            context.update(
+                {
+                    f"self.{path[len(prefix) :]}": value
+                    for path, value in self.state.env.items()
+                    if path.startswith(prefix)
+                }
+            )
+        self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
         summary = self.analysis.summary(function)
         if summary is None:
             return UNKNOWN
@@ -124,6 +135,8 @@ class LocalCallsMixin(InterpreterBase):
         summary = self.analysis.summary(init, seeded=False) if init is not None else None
         bound = self._bind_call(node, init, arguments, bound=True) if init is not None else None
         values, texts = (bound[1], bound[2]) if bound is not None else ({}, {})
+        if init is not None and bound is not None:
+            self.analysis.record_context(init, values, record=self.record and not self.summary_mode)
         attributes = (
             {a: substitute(v, values, texts) for a, v in summary.attributes.items()}
             if summary is not None and bound is not None
@@ -186,7 +199,8 @@ class LocalCallsMixin(InterpreterBase):
         if bound is None:
             return None
         binding, values, texts = bound
-        self.analysis.record_context(function, values, record=self.record and not self.summary_mode)
+        context = {**values, **{f"self.{a}": v for a, v in instance.attributes}}
+        self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
         summary = self.analysis.summary(function, attributes=instance.attributes)
         if summary is None:
             return None

@@ -11,7 +11,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
 from flake8_device.analysis.flow.syntax import path_of
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, tensorish, union
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, carries_tensor, union
 from flake8_device.analysis.symbols import dotted_name
 
 
@@ -153,7 +153,7 @@ class PlacementMixin(InterpreterBase):
                 # The module's own device (Lightning's `self.device`): where its inputs live.
                 return Value(Kind.INPUT, origin=origin, module=module)
             same = self._value_of(owner)
-            if tensorish(same):
+            if carries_tensor(same) and same.kind is not Kind.CONTAINER:
                 return self._same_device(same, origin, module)
             if same.module is True and same.kind in (Kind.ACCEL, Kind.INPUT):
                 return replace(self._same_device(same, origin, module), module=module)  # a model's device
@@ -165,7 +165,7 @@ class PlacementMixin(InterpreterBase):
             return None
         if isinstance(node, (cst.Name, cst.Attribute)):
             same = self._value_of(node)
-            if tensorish(same):
+            if carries_tensor(same) and same.kind is not Kind.CONTAINER:
                 return self._same_device(same, origin, module)  # ``x.to(other_tensor)``
         name = dotted_name(node)
         if name is not None and DEVICE_NAME.search(name):

@@ -42,6 +42,8 @@ def without_parameters(value: Value) -> Value:
         return replace(value, alternatives=tuple(without_parameters(a) for a in value.alternatives))
     if value.kind is Kind.CONTAINER:
         return replace(value, elements=tuple(without_parameters(e) for e in value.elements))
+    if value.attributes:
+        value = replace(value, attributes=tuple((a, without_parameters(v)) for a, v in value.attributes))
     return UNKNOWN if value.source is not None else value
 
 
@@ -55,14 +57,19 @@ def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str],
         return replace(value, alternatives=tuple(substitute(a, arguments, texts, here) for a in value.alternatives))
     if value.kind is Kind.CONTAINER:
         return replace(value, elements=tuple(substitute(e, arguments, texts, here) for e in value.elements))
+    if value.attributes:
+        # An instance made inside the function keeps what it was given.
+        value = replace(value, attributes=tuple((a, substitute(v, arguments, texts)) for a, v in value.attributes))
     if value.source is not None:
         argument = arguments.get(value.source)
         if argument is None:
             return UNKNOWN
         if value.kind is Kind.INPUT:
             # What the function does to a parameter keeps it where it was (``x.float()``).
-            return argument if value.module is None or argument.module == value.module else replace(
-                argument, module=value.module
+            return (
+                argument
+                if value.module is None or argument.module == value.module
+                else replace(argument, module=value.module)
             )
         return replace(value, source=None)
     if value.kind is Kind.INPUT:

@@ -145,9 +145,10 @@ def alternatives(value: Value) -> tuple[Value, ...]:
     return value.alternatives if value.kind is Kind.MAYBE else (value,)
 
 
-def leaves(value: Value) -> tuple[Value, ...]:
-    """Every place a tensor inside ``value`` may have: alternatives, a container's elements, and the
-    two places of a conditional placement (each with the condition it holds under)."""
+def leaves(value: Value, *, containers: bool = True) -> tuple[Value, ...]:
+    """Every place a tensor inside ``value`` may have: alternatives, a container's elements (unless
+    ``containers`` is false: arithmetic on lists does not reach their tensors), and the two places
+    of a conditional placement (each with the condition it holds under)."""
     found: list[Value] = []
     stack = [value]
     while stack:
@@ -158,7 +159,8 @@ def leaves(value: Value) -> tuple[Value, ...]:
         elif current.kind is Kind.MAYBE:
             stack.extend(current.alternatives)
         elif current.kind is Kind.CONTAINER:
-            stack.extend(current.elements)
+            if containers:
+                stack.extend(current.elements)
         else:
             found.append(current)
     return tuple(found)
@@ -179,6 +181,11 @@ def assuming(value: Value, condition: str) -> Value:
     opposite = negate(condition)
     kept = [a for a in value.alternatives if a.guard != opposite]
     return value if len(kept) == len(value.alternatives) else union(kept) if kept else value
+
+
+def compatible(a: Value, b: Value) -> bool:
+    """Whether two alternatives can hold on one path (not from the two arms of one test)."""
+    return not (a.guard and b.guard and a.guard == negate(b.guard))
 
 
 def lift(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -236,6 +243,14 @@ def join(a: Value, b: Value) -> Value:
 def _join_same_kind(a: Value, b: Value) -> Value:
     if a == b:
         return a
+    if a.class_name is not None and a.class_name == b.class_name and (a.attributes or b.attributes):
+        # One instance, its attributes changed along one path: join them attribute by attribute.
+        mine, theirs = dict(a.attributes), dict(b.attributes)
+        merged = {
+            k: join(mine[k], theirs[k]) if k in mine and k in theirs else UNKNOWN for k in mine.keys() | theirs.keys()
+        }
+        place = _join_same_kind(replace(a, attributes=()), replace(b, attributes=()))
+        return replace(place, class_name=a.class_name, attributes=tuple(sorted(merged.items())))
     if a.kind is Kind.MAYBE:
         return union((a, b))
     if a.kind is Kind.CONTAINER:
@@ -247,6 +262,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
         Kind.LOADER,
         Kind.NEUTRAL,
         Kind.CONDITIONAL,
+        Kind.UNKNOWN,  # instances of the file's classes (their class and attributes)
     ):
         return Value(
             a.kind,
@@ -380,6 +396,8 @@ def element_of(value: Value) -> Value:
         return Value(Kind.HOST, module=False, origin=value.origin)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is False:
         return value
+    if value.kind is Kind.INPUT and value.module is None:
+        return value  # a module's input, a tensor or a container of them
     return UNKNOWN
 
 
@@ -395,6 +413,8 @@ def common_device(operands: Sequence[Operand]) -> Value:
         kinds = {v.kind for v in values if not v.scalar} or {v.kind for v in values}
         if kinds == {Kind.HOST, Kind.ACCEL}:
             continue  # fails along this path
+        if Kind.INPUT in kinds and len(kinds) == 2 and kinds & {Kind.HOST, Kind.ACCEL}:
+            kinds -= {Kind.INPUT}  # where the inputs are must be there too, or this path fails
         first = next(v for v in values if v.kind in kinds)
         if len(kinds) != 1 or first.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             results.append(UNKNOWN)
