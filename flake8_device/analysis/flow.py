@@ -220,6 +220,9 @@ class AttachAfterMove:
     owner_value: Value
     attached: cst.BaseExpression
     target: str
+    # What is attached (a module, or a tensor), and where (``model.head``, or ``model`` in ``setattr``).
+    value: Value = field(default_factory=Value)
+    target_node: cst.BaseExpression | None = None
 
 
 @dataclass(frozen=True)
@@ -1949,7 +1952,7 @@ class _Interpreter:
         if value.module is None:
             return
         target = self.ctx.code_for(owner_expr)
-        event = AttachAfterMove(root, owner_value, value_node, target)
+        event = AttachAfterMove(root, owner_value, value_node, target, value, owner_expr)
         if self.record:
             self.state.pending[root] = self.state.pending.get(root, ()) + (event,)
 

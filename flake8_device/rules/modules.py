@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 
 
@@ -76,20 +77,59 @@ class SubmoduleAssignedAfterMove(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.AttachAfterMove):
             attached = event.attached
-            move = event.owner_value.move
-            fix = None
-            if move is not None:
-                moved = self._moved_part(attached)
-                fix = self.make_fix(ReplaceNode(moved, *patterns.appended(moved, move)), move=move)
+            fix = self._fix(event) if event.owner_value.move is not None else None
             self.report(attached, fix=fix, attached=self.ctx.describe(attached), owner=event.owner)
 
-    def _moved_part(self, attached: cst.BaseExpression) -> cst.BaseExpression:
-        """What to move: the tensor inside ``nn.Parameter(...)`` (so it stays a parameter), else the value."""
-        if isinstance(attached, cst.Call) and self.ctx.symbols.qualify(attached.func) in torch_api.PARAMETER_CLASSES:
+    def _fix(self, event: events.AttachAfterMove) -> Fix:
+        """Move what is attached like its owner: a module with the owner's whole move (``Module.to``
+        casts floating-point state only), a tensor to the owner's device only, a parameter's
+        tensor where the parameter is made (so it stays the same, registered, parameter)."""
+        attached, owner = event.attached, event.owner_value
+        if event.value.module is True:
+            move = owner.move or ""
+            return self.make_fix(
+                ReplaceNode(attached, *patterns.appended(attached, move)),
+                source=owner.origin,
+                subject=event.target_node,
+                move=move,
+            )
+        device = fixes.device_move(owner.origin)
+        if device is None:
+            return self._withheld("the move of the module names no device to copy")
+        target, reason = self._tensor_to_move(attached)
+        if target is None:
+            return self._withheld(reason or "what is attached is not known to be a tensor")
+        return self.make_fix(
+            ReplaceNode(target, *patterns.appended(target, "")[:-1], *device.parts),
+            source=device.source,
+            subject=event.target_node,
+            move=device.text,
+        )
+
+    def _withheld(self, reason: str) -> Fix:
+        return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(...)")
+
+    def _tensor_to_move(self, attached: cst.BaseExpression) -> tuple[cst.BaseExpression | None, str | None]:
+        """The plain tensor to move for ``attached``, or why there is none that is safe to move."""
+        symbols = self.ctx.symbols
+        if isinstance(attached, cst.Call) and symbols.qualify(attached.func) in torch_api.PARAMETER_CLASSES:
             first = patterns.positional(attached, 0)
-            if first is not None:
-                return first.value
-        return attached
+            return (first.value, None) if first is not None else (None, "the parameter holds no tensor to move")
+        if patterns.factory_expression(attached, symbols, host_only=False) is not None:
+            return attached, None
+        types, point = self.ctx.types, self.ctx.proof.point(attached)
+        if not isinstance(attached, cst.Name) or types is None or point is None:
+            return None, f"`{self.ctx.describe(attached)}` is not known to be a plain tensor"
+        made = types.parameter_values(attached.value, point)
+        if made:
+            definitions = types.definitions(attached.value, point)
+            inner = self.ctx.proof.node_at(made[0].args[0], cst.CSTNode) if made[0].args else None
+            if len(definitions) == 1 and inner is not None and isinstance(inner, cst.BaseExpression):
+                return inner, None  # move the tensor where the parameter is made
+            return None, f"`{attached.value}` is an `nn.Parameter`: `.to()` would make it a plain tensor"
+        if types.is_tensor(attached.value, point):
+            return attached, None
+        return None, f"`{attached.value}` is not known to be a plain tensor"
 
 
 class TensorAttributeNotRegistered(Rule):

@@ -109,7 +109,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if self._sharded_code():
             return  # FSDP / XLA checkpoint code only runs on the accelerators that saved the files
         owner = self.ctx.current_class if self.ctx.current_function is not None else None
-        device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
+        device = device_variable(self.ctx, self.ctx.current_function, owner, node)
+        if device is None or self.ctx.proof.unbound(device, at=node) is not None:
+            device = '"cpu"'  # always valid: `load_state_dict` copies into the model wherever it is
         replaced, parts = patterns.keyword_added(node, "map_location", device)
         fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
         self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
@@ -419,12 +420,23 @@ class IndexOnWrongDevice(Rule):
         for event in self.ctx.flow.events_of(events.IndexMismatch):
             index = self.ctx.describe(event.index.expr)
             indexed = event.indexed
-            move = self._move_to(indexed)
-            if move is not None:
-                parts = patterns.appended(event.index.expr, move)
-                fix = self.make_fix(ReplaceNode(event.index.expr, *parts), index=index, move=move)
+            found = self._move_to(indexed)
+            if found is not None:
+                parts, move, source = found
+                fix = self.make_fix(
+                    ReplaceNode(event.index.expr, *patterns.appended(event.index.expr, "")[:-1], *parts),
+                    source=source,
+                    subject=event.index.expr,
+                    index=index,
+                    move=move,
+                )
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, index=index, move=".to(...)")
+                fix = self.make_fix(
+                    safety=FixSafety.DISPLAY_ONLY,
+                    reason="the indexed tensor's device has no name here",
+                    index=index,
+                    move=".to(...)",
+                )
             self.report(
                 event.index.expr,
                 fix=fix,
@@ -436,13 +448,15 @@ class IndexOnWrongDevice(Rule):
             )
 
     @staticmethod
-    def _move_to(indexed: events.Operand) -> str | None:
+    def _move_to(indexed: events.Operand) -> tuple[tuple[str | cst.CSTNode, ...], str, cst.CSTNode | None] | None:
+        """What to append to the index, as fix parts and text, and where a copied device comes from."""
         if indexed.value.kind is Kind.HOST:
-            return ".cpu()"
+            return (".cpu()",), ".cpu()", None
         name = dotted_name(indexed.expr)
         if name is not None:
-            return f".to({name}.device)"
-        return indexed.value.move
+            return (f".to({name}.device)",), f".to({name}.device)", None
+        move = fixes.device_move(indexed.value.origin)  # the device only: an index keeps its integer dtype
+        return (move.parts, move.text, move.source) if move is not None else None
 
 
 class DeviceChoiceMismatch(Rule):
