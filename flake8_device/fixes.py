@@ -88,6 +88,14 @@ def _is_dtype_like(node: cst.BaseExpression) -> bool:
     )
 
 
+def mangled(attr: str, class_name: str) -> str:
+    """The name Python stores ``self.<attr>`` under in class ``class_name`` (``__mask`` is ``_Net__mask``)."""
+    stripped = class_name.lstrip("_")
+    if attr.startswith("__") and not attr.endswith("__") and stripped:
+        return f"_{stripped}{attr}"
+    return attr
+
+
 def one_line(text: str) -> str:
     """``text`` on one line (fix titles and messages show code that may span lines)."""
     return " ".join(text.split())

@@ -561,7 +561,7 @@ def _functions(
             yield from _functions(_block(statement.body), None, inner)
         elif isinstance(statement, cst.ClassDef):
             yield from _functions(_block(statement.body), statement, (*path, statement.name.value))
-        elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+        elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Match)):
             for block in _compound_blocks(statement):
                 yield from _functions(block, owner, path)
 
@@ -573,6 +573,10 @@ def _block(body: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
 
 
 def _compound_blocks(statement: cst.BaseCompoundStatement) -> Iterator[Sequence[cst.BaseStatement]]:
+    if isinstance(statement, cst.Match):
+        for case in statement.cases:
+            yield _block(case.body)
+        return
     yield _block(statement.body)
     orelse = getattr(statement, "orelse", None)
     while orelse is not None:
@@ -680,8 +684,10 @@ class _Interpreter:
             self._try(statement)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             self.state.env[statement.name.value] = UNKNOWN
-        # Other compound statements (match, async variants) are skipped: their
-        # bindings are unknown to us, so we forget what we knew of anything they may bind.
+        elif isinstance(statement, cst.Match):
+            self._match(statement)
+        # Other compound statements (none in Python 3.12) are skipped: their bindings are
+        # unknown to us, so we forget what we knew of anything they may bind.
         else:
             self.state.env = _Env()
 
@@ -872,6 +878,29 @@ class _Interpreter:
         self._block(_block(statement.body))
         self.no_grad -= quiet
 
+    def _match(self, statement: cst.Match) -> None:
+        """Each case binds its captures (unknown values), then runs; no case may match at all."""
+        self._eval(statement.subject)
+        before = self.state
+        branches = []
+        exhaustive = False
+        for case in statement.cases:
+            self.state = before.copy()
+            for path in _captures(case.pattern):
+                self.state.env.forget_attributes(path)
+                self.state.env[path] = UNKNOWN
+            if case.guard is not None:
+                self._eval(case.guard)
+            self._block(_block(case.body))
+            branches.append(self.state)
+            pattern = case.pattern
+            exhaustive = exhaustive or (
+                case.guard is None and isinstance(pattern, cst.MatchAs) and pattern.pattern is None
+            )
+        if not exhaustive:
+            branches.append(before.copy())
+        self.state = _join_states(branches)
+
     def _try(self, statement: cst.Try) -> None:
         before = self.state.copy()
         self._block(_block(statement.body))
@@ -941,7 +970,14 @@ class _Interpreter:
             return NEUTRAL
         if isinstance(node, cst.SimpleString):
             return replace(NEUTRAL, constant=patterns.string_value(node))
-        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self._eval(part.expression)
+            return NEUTRAL
+        if isinstance(node, cst.ConcatenatedString):
+            self._eval(node.left)
+            self._eval(node.right)
             return NEUTRAL
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
@@ -973,7 +1009,49 @@ class _Interpreter:
             return UNKNOWN
         if isinstance(node, cst.StarredElement):
             return self._eval(node.value)
-        # Lambdas and comprehensions have their own scopes: not followed.
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self._comprehension(node)
+        if isinstance(node, cst.Lambda):
+            return self._lambda(node)
+        return UNKNOWN
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value:
+        """A comprehension runs where it is written, with its targets bound in a scope of its own."""
+        outer = self.state
+        self.state = outer.copy()
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            self._eval(clause.iter)
+            for path in _targets(clause.target):
+                self.state.env.forget_attributes(path)
+            self._bind_loop_target(clause.target, clause.iter)
+            for condition in clause.ifs:
+                self._eval(condition.test)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self._eval(node.key)
+            self._eval(node.value)
+        else:
+            self._eval(node.elt)
+        outer.pending = self.state.pending  # a module used in it is used here
+        self.state = outer
+        return UNKNOWN
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        """A lambda's body runs later, with its parameters unknown: its findings are real, but what
+        it uses is not used here (pending attachments stay pending)."""
+        outer = self.state
+        self.state = outer.copy()
+        self.state.pending = {}
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self.state.env.forget_attributes(param.name.value)
+            self.state.env[param.name.value] = UNKNOWN
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.state.env[star.name.value] = UNKNOWN
+        self._eval(node.body)
+        self.state = outer
         return UNKNOWN
 
     def _name(self, node: cst.Name) -> Value:
@@ -2040,6 +2118,23 @@ def _root_path(node: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _captures(pattern: cst.CSTNode) -> Iterator[str]:
+    """The names a ``match`` pattern binds."""
+    from flake8_device.walk import children
+
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        name = None
+        if isinstance(node, (cst.MatchAs, cst.MatchStar)):
+            name = node.name
+        elif isinstance(node, cst.MatchMapping):
+            name = node.rest
+        if isinstance(name, cst.Name):
+            yield name.value
+        stack.extend(children(node))
 
 
 def _targets(node: cst.BaseExpression) -> Iterator[str]:

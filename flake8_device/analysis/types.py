@@ -78,6 +78,8 @@ TENSOR_USES = frozenset(
 )
 _TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?(?:Tensor|FloatTensor|LongTensor)|Optional\[(?:torch\.)?Tensor\]")
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_"})
+# Calls that take any iterable of modules (wrapping again is harmless).
+_WRAPPING_CALLS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ParameterList"})
 _MUTABLE_CALLS = frozenset({"list", "dict", "collections.OrderedDict", "OrderedDict", "collections.defaultdict"})
 
 
@@ -251,18 +253,79 @@ class TypeEvidence:
             return True
         return isinstance(value, ast.Call) and (ast_dotted_name(value.func) or "") in _MUTABLE_CALLS
 
-    def container_uses(self, tree: ast.AST, attr: str, wrapper: str) -> Evidence:
-        """Does every use of ``<x>.<attr>`` in the file fit the API of ``wrapper``?"""
+    def container_uses(self, tree: ast.AST, owner: str, attr: str, wrapper: str) -> Evidence:
+        """Does every use of ``<x>.<attr>`` in the file fit the API of ``wrapper``?  (Other classes'
+        own ``self.<attr>`` are other attributes.)"""
         allowed = CONTAINER_METHODS[wrapper]
         dict_like = wrapper.endswith("Dict")
+        others = _other_instances(tree, owner)
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
-                if not (isinstance(child, ast.Attribute) and child.attr == attr):
+                if not (isinstance(child, ast.Attribute) and child.attr == attr) or id(child.value) in others:
+                    continue
+                if isinstance(node, ast.Call) and self.qualify(node.func) in _WRAPPING_CALLS:
                     continue
                 problem = _container_use_problem(node, child, allowed, dict_like)
                 if problem is not None:
                     return Evidence(False, f"`{ast.unparse(child)}` is used as {problem}, which `nn.{wrapper}` lacks")
         return PROVEN
+
+    # -- module state -----------------------------------------------------------------------------------------
+    def class_declares(self, class_name: str, attr: str, depth: int = 0) -> str | None:
+        """The class (``class_name`` or one of its bases in this file) whose body binds ``attr``: a class
+        attribute, a method or a property, which ``register_buffer`` refuses as "already exists"."""
+        node = self.classes.node(class_name)
+        if node is None or depth > 5:
+            return None
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if statement.name == attr:
+                    return class_name
+            elif isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = getattr(statement, "targets", None) or [statement.target]  # type: ignore[attr-defined]
+                if statement.value is not None and any(
+                    n.id == attr for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                ):
+                    return class_name
+        for base in node.bases:
+            name = ast_dotted_name(base)
+            if name is not None and self.classes.node(name) is not None:
+                found = self.class_declares(name, attr, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def non_tensor_assignment(self, class_name: str, attr: str) -> ast.expr | None:
+        """A value the class assigns to ``self.<attr>`` outside ``__init__`` that a buffer may not hold
+        (anything but a tensor or None: a buffer refuses a list)."""
+        node = self.classes.node(class_name)
+        if node is None:
+            return None
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name == "__init__":
+                continue
+            params = [*method.args.posonlyargs, *method.args.args]
+            if not params:
+                continue
+            self_name = params[0].arg
+            for sub in ast.walk(method):
+                if not isinstance(sub, (ast.Assign, ast.AnnAssign)) or sub.value is None:
+                    continue
+                targets = getattr(sub, "targets", None) or [sub.target]  # type: ignore[attr-defined]
+                if any(_is_self_attribute(t, self_name, attr) for t in targets):
+                    if not self._buffer_value(sub.value, self_name, attr):
+                        return sub.value
+        return None
+
+    def _buffer_value(self, value: ast.expr, self_name: str, attr: str) -> bool:
+        if isinstance(value, ast.Constant) and value.value is None:
+            return True
+        if self.tensor_expression(value):
+            return True
+        # Computed from the attribute itself (``self.h = self.h * 0.5``, ``self.h.to(x.device)``).
+        return any(_is_self_attribute(n, self_name, attr) for n in ast.walk(value)) and not isinstance(
+            value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.Constant)
+        )
 
     # -- devices --------------------------------------------------------------------------------------------
     def device_owner(self, owner: ast.expr, point: Point, *, lightning: bool) -> Evidence:
@@ -282,6 +345,30 @@ class TypeEvidence:
             return PROVEN
         text = ast.unparse(owner)
         return Evidence(False, f"`{text}.device` is not known to be a `torch.device` (a string has no `.type`)")
+
+
+def _other_instances(tree: ast.AST, owner: str) -> set[int]:
+    """The ``self`` names (as node ids) in the methods of every class but ``owner``."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or node.name == owner:
+            continue
+        for method in node.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+                self_name = method.args.args[0].arg
+                found.update(
+                    id(n) for n in ast.walk(method) if isinstance(n, ast.Name) and n.id == self_name
+                )
+    return found
+
+
+def _is_self_attribute(node: ast.AST, self_name: str, attr: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+    )
 
 
 def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -315,9 +402,14 @@ def _container_use_problem(parent: ast.AST, use: ast.Attribute, allowed: frozens
         targets: Iterable[ast.AST] = getattr(parent, "targets", None) or [getattr(parent, "target", None)]
         if use in targets:
             return None  # (re)assignments are the rule's own concern
+        if all(isinstance(t, (ast.Tuple, ast.List)) for t in targets):
+            return None  # unpacked
         return "a value assigned elsewhere"
     if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
         return "a returned value"
     if isinstance(parent, ast.BinOp):
+        # ``layers + [extra]`` works on a ModuleList (``__add__`` takes any iterable); the reverse does not.
+        if isinstance(parent.op, ast.Add) and parent.left is use and not dict_like:
+            return None
         return "an operand"
     return None

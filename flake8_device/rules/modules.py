@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.types import RESERVED_KEYS
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 
@@ -188,7 +191,7 @@ class TensorAttributeNotRegistered(Rule):
     code = "DEV102"
     name = "tensor-attribute-not-registered"
     message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
-    fix_title = "Register `{target}` with `self.register_buffer(..., persistent=False)`"
+    fix_title = "Register `{target}` {how}"
     fix_safety = FixSafety.SAFE
     markers = (r"def __init__\b", marker.ATTRIBUTE_SET_TO_TENSOR)
 
@@ -227,11 +230,42 @@ class TensorAttributeNotRegistered(Rule):
                 and isinstance(statement, cst.Assign)
                 and info.init_assignment_count.get(attr, 0) == 1
             ):
-                fix = self.make_fix(
-                    ReplaceNode(statement, f'{self_name}.register_buffer("{attr}", ', value, ", persistent=False)"),
-                    target=f"{self_name}.{attr}",
-                )
+                fix = self._fix(owner.name.value, assignment)
             self.report(assignment.target, fix=fix, target=f"{self_name}.{attr}")
+
+    def _fix(self, class_name: str, assignment: patterns.AttributeAssignment) -> Fix:
+        """A buffer under the name Python stores the attribute as; a parameter for a tensor that
+        requires grad (trainable state); nothing where the class already binds the name, or
+        stores something else there later."""
+        attr, value, self_name = assignment.attr, assignment.value, assignment.self_name
+        target = f"{self_name}.{attr}"
+        if _requires_grad(value):
+            parameter, imports = self.ctx.spelling("torch.nn.Parameter")
+            return self.make_fix(
+                ReplaceNode(value, f"{parameter}(", value, ")"),
+                *imports,
+                safety=FixSafety.UNSAFE,
+                reason="it requires grad, so it is trainable state: as a parameter it joins `parameters()` "
+                "and `state_dict()`",
+                target=target,
+                how=f"as an `{parameter}`",
+            )
+        how = "with `self.register_buffer(..., persistent=False)`"
+        types = self.ctx.types
+        declared = types.class_declares(class_name, attr) if types is not None else None
+        if declared is not None:
+            reason = f"`{declared}` already binds `{attr}` in its class body: `register_buffer` would refuse it"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        other = types.non_tensor_assignment(class_name, attr) if types is not None else None
+        if other is not None:
+            reason = f"the class also stores `{ast.unparse(other)}` in `{attr}`, which a buffer cannot hold"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        name = fixes.mangled(attr, class_name)
+        return self.make_fix(
+            ReplaceNode(assignment.statement, f'{self_name}.register_buffer("{name}", ', value, ", persistent=False)"),
+            target=target,
+            how=how,
+        )
 
 
 class ModuleListNotRegistered(Rule):
@@ -312,7 +346,7 @@ class ModuleListNotRegistered(Rule):
         for assignment in patterns.attribute_assignments(node):
             if info is not None and info.assignment_count.get(assignment.attr, 0) > 1:
                 continue  # assigned again (often wrapped) elsewhere
-            self._check(assignment.statement, assignment.value, f"{assignment.self_name}.{assignment.attr}")
+            self._check(owner.name.value, assignment)
 
     def _elements(self, value: cst.BaseExpression) -> tuple[list[cst.BaseExpression], str] | None:
         if (
@@ -356,7 +390,9 @@ class ModuleListNotRegistered(Rule):
             return (value.args[0].value,)
         return ("[", value, "]") if isinstance(value, cst.Tuple) else (value,)
 
-    def _check(self, statement: cst.Assign | cst.AnnAssign, value: cst.BaseExpression, target: str) -> None:
+    def _check(self, owner: str, assignment: patterns.AttributeAssignment) -> None:
+        statement, value, attr = assignment.statement, assignment.value, assignment.attr
+        target = f"{assignment.self_name}.{attr}"
         found = self._elements(value)
         if found is None:
             return
@@ -367,9 +403,8 @@ class ModuleListNotRegistered(Rule):
         kind = kinds.pop()
         base = ("Module" if kind == "module" else "Parameter") + ("Dict" if container == "dict" else "List")
         wrapper, imports = self.ctx.spelling(f"torch.nn.{base}")
-        safety = None
-        if container == "dict" and not _string_keys(value):
-            safety = FixSafety.DISPLAY_ONLY
+        reason = self._unfit(value, container, owner, attr, base)
+        safety = FixSafety.DISPLAY_ONLY if reason is not None else None
         # The whole statement is rewritten so a parenthesised tuple loses its parentheses.
         if isinstance(statement, cst.Assign):
             head: tuple[str | cst.CSTNode, ...] = (statement.targets[0].target,)
@@ -379,17 +414,50 @@ class ModuleListNotRegistered(Rule):
             ReplaceNode(statement, *head, f" = {wrapper}(", *self._container_parts(value), ")"),
             *imports,
             safety=safety,
+            reason=reason,
             container=container,
             wrapper=wrapper,
         )
         what = "modules" if kind == "module" else "parameters"
         self.report(value, fix=fix, target=target, what=what, container=container)
 
+    def _unfit(self, value: cst.BaseExpression, container: str, owner: str, attr: str, wrapper: str) -> str | None:
+        """Why the wrapped container would not work where the plain one did, if it might not."""
+        if container == "dict":
+            bad = _bad_key(value)
+            if bad is not None:
+                return bad
+        types = self.ctx.types
+        if types is None or self.ctx.tree is None:
+            return "its uses could not be read"
+        uses = types.container_uses(self.ctx.tree, owner, attr, wrapper)
+        return None if uses else uses.reason
 
-def _string_keys(value: cst.BaseExpression) -> bool:
-    if isinstance(value, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and patterns.is_string(e.key) for e in value.elements)
+
+def _requires_grad(value: cst.BaseExpression) -> bool:
+    """``torch.ones(n, requires_grad=True)`` or ``....requires_grad_()``: state meant to be trained."""
+    node: cst.BaseExpression | None = value
+    while isinstance(node, cst.Call):
+        flag = patterns.keyword(node, "requires_grad")
+        if flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True":
+            return True
+        if patterns.method_name(node) == "requires_grad_" and not node.args:
+            return True
+        node = patterns.receiver(node)
     return False
+
+
+def _bad_key(value: cst.BaseExpression) -> str | None:
+    """Why a dict's keys cannot be ``nn.ModuleDict`` keys (which must be names that are not attributes)."""
+    if not isinstance(value, cst.Dict):
+        return "its keys are not known (`nn.ModuleDict` needs string keys)"
+    for element in value.elements:
+        key = patterns.string_value(element.key) if isinstance(element, cst.DictElement) else None
+        if key is None:
+            return "its keys are not all string literals (`nn.ModuleDict` needs string keys)"
+        if not key or "." in key or key in RESERVED_KEYS:
+            return f'`nn.ModuleDict` refuses the key "{key}" (empty, dotted, or an attribute it already has)'
+    return None
 
 
 class ModuleCreatedInForward(Rule):
