@@ -200,6 +200,14 @@ class TypeEvidence:
             return classes.pop() if len(classes) == 1 else None
         return None
 
+    def class_of(self, code: str, point: Point) -> str | None:
+        """:meth:`constructed_class` of an expression given as source text."""
+        try:
+            tree = ast.parse(code.strip(), mode="eval")
+        except SyntaxError:
+            return None
+        return self.constructed_class(tree.body, point)
+
     def takes_tensors(self, class_name: str | None) -> Evidence:
         """Does calling an instance of this class certainly need tensors (a torch layer, or a local
         module whose ``forward`` uses its input like a tensor)?"""

@@ -6,14 +6,21 @@ of them looks at the code itself beyond building its fix.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, tensor_inputs
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.analysis.types import Evidence
+from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
+
+if TYPE_CHECKING:
+    from flake8_device.context import FileContext
 
 
 def describe_host(rule: Rule, value: Value) -> str:
@@ -197,16 +204,50 @@ class TensorCreatedWithoutDevice(Rule):
         if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(factory, "device") is not None:
             return None
         partner = event.partner.expr
-        safety = FixSafety.SAFE
+        proof = self.ctx.proof
         if isinstance(partner, cst.Name) and event.partner.value.module is not True:
             device = f"{partner.value}.device"
+            unbound = proof.unbound(device, at=factory)
+            if unbound is None:
+                replaced, parts = patterns.keyword_added(factory, "device", device)
+                return self.make_fix(ReplaceNode(replaced, *parts), device=device)
         else:
-            first = _first_tensor_input(event.function, self)
-            if first is None:
-                return None
-            device, safety = f"{first}.device", FixSafety.UNSAFE
+            unbound = None
+        # Where the function's inputs are: right for ordinary model code, but not proven.
+        first = _first_tensor_input(event.function, self)
+        if first is None:
+            return None
+        device = f"{first}.device"
+        if proof.rebound_since_entry(first, at=factory):
+            reason = f"`{first}` is rebound before this line, so its device is not known here"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, device=device)
+        reason = "the input's device is where model inputs normally are, not where this partner is proven to be"
+        if unbound is not None:
+            reason = f"{unbound}; the function's input is used instead"
         replaced, parts = patterns.keyword_added(factory, "device", device)
-        return self.make_fix(ReplaceNode(replaced, *parts), safety=safety, device=device)
+        return self.make_fix(ReplaceNode(replaced, *parts), safety=FixSafety.UNSAFE, reason=reason, device=device)
+
+
+def _enclosing_function(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The innermost function around ``node`` (rules reading flow events run outside the walk's scopes)."""
+    from flake8_device.analysis.flow import functions_with_owners
+
+    point = ctx.proof.point(node)
+    best = None
+    for function in functions_with_owners(ctx.module):
+        where = ctx.positions.get(function)
+        if where is None or point is None:
+            continue
+        start, end = (ctx.original_line(where.start.line), 0), (ctx.original_line(where.end.line), where.end.column)
+        if start <= point <= end:
+            best = function  # functions come outer before inner
+    return best
+
+
+def _owner_class(ctx: FileContext, function: cst.FunctionDef | None) -> cst.ClassDef | None:
+    from flake8_device.analysis.flow import functions_with_owners
+
+    return functions_with_owners(ctx.module).get(function) if function is not None else None
 
 
 def _first_tensor_input(function: cst.FunctionDef | None, rule: Rule) -> str | None:
@@ -271,10 +312,38 @@ class DiscardedMove(Rule):
             target = self.ctx.describe(event.target)
             fix = None
             if isinstance(event.target, (cst.Name, cst.Attribute, cst.Subscript)):
+                reason = self._unassignable(event.target)
                 fix = self.make_fix(
-                    ReplaceNode(event.statement, event.target, " = ", event.call), target=target, call=call
+                    ReplaceNode(event.statement, event.target, " = ", event.call),
+                    safety=FixSafety.DISPLAY_ONLY if reason else None,
+                    reason=reason,
+                    subject=event.target,
+                    target=target,
+                    call=call,
                 )
             self.report(event.call.func.attr, fix=fix, call=call, target=target)  # type: ignore[attr-defined]
+
+    def _unassignable(self, target: cst.BaseExpression) -> str | None:
+        """Why ``target = <moved>`` might fail: a tuple item, a frozen object's field, a parameter."""
+        if isinstance(target, cst.Name):
+            return None  # the proof checks it does not turn a global into a local
+        types, point = self.ctx.types, self.ctx.proof.point(target)
+        root = patterns.root_name(target)
+        if types is None or point is None or root is None:
+            return f"`{self.ctx.describe(target)}` is not known to accept an assignment"
+        if isinstance(target, cst.Subscript):
+            evidence = types.mutable_container(root, point)
+            return None if evidence else evidence.reason
+        function = self.ctx.current_function or _enclosing_function(self.ctx, target)
+        self_name = patterns.first_param_name(function) if function is not None else None
+        attr = patterns.self_attribute(target, self_name)
+        owner = _owner_class(self.ctx, function)
+        if attr is not None and owner is not None:
+            info = self.ctx.class_info(owner)
+            if info is not None and attr in info.parameters and self.ctx.symbols.is_local_module_class(owner.name.value):
+                return f"`{self.ctx.describe(target)}` is a registered parameter: a moved copy is a plain tensor"
+            return None
+        return f"`{root}` is not known to accept attribute assignment (a named tuple or frozen object does not)"
 
 
 class ModelInputNotMoved(Rule):
@@ -332,20 +401,51 @@ class ModelInputNotMoved(Rule):
         for event in self.ctx.flow.events_of(events.InputNotMoved):
             argument = self.ctx.describe(event.argument.expr)
             model = self.ctx.describe(event.model.expr)
-            move = event.model.value.move
-            fix = None
-            if move is not None:
-                safety = None
-                starred = any(a.value is event.argument.expr and a.star for a in event.call.args)
-                if event.argument.value.module is not False or starred:
-                    safety = FixSafety.DISPLAY_ONLY
-                parts = patterns.appended(event.argument.expr, move)
-                fix = self.make_fix(
-                    ReplaceNode(event.argument.expr, *parts), safety=safety, argument=argument, move=move
-                )
+            fix = self._fix(event, argument) if event.model.value.move is not None else None
             self.report(
                 event.argument.expr, fix=fix, argument=argument, model=model, device=device_text(event.model.value)
             )
+
+    def _fix(self, event: events.InputNotMoved, argument: str) -> Fix:
+        """The input moved to the model's device (its dtype is the input's own business), where it
+        is known to be a tensor."""
+        expr = event.argument.expr
+        move = fixes.device_move(event.model.value.origin)
+        if move is None:
+            return self._withheld(argument, "the model's move names no device to copy")
+        starred = any(a.value is expr and a.star for a in event.call.args)
+        if event.argument.value.module is not False or starred:
+            return self._withheld(argument, "a whole batch (a tuple, a dict, `**batch`) has no `.to()`")
+        evidence = self._tensor_evidence(event)
+        if not evidence:
+            return self._withheld(argument, evidence.reason or f"`{argument}` is not known to be a tensor")
+        return self.make_fix(
+            ReplaceNode(expr, *patterns.appended(expr, "")[:-1], *move.parts),
+            source=move.source,
+            subject=expr,
+            argument=argument,
+            move=move.text,
+        )
+
+    def _withheld(self, argument: str, reason: str) -> Fix:
+        return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, argument=argument, move=".to(...)")
+
+    def _tensor_evidence(self, event: events.InputNotMoved) -> Evidence:
+        """The input is a tensor: used like one, or fed to a model that only takes tensors."""
+        types, proof = self.ctx.types, self.ctx.proof
+        point = proof.point(event.argument.expr)
+        if types is None or point is None:
+            return Evidence(False, "the input's type is not known")
+        expr = event.argument.expr
+        if isinstance(expr, cst.Name) and types.is_tensor(expr.value, point):
+            return Evidence(True)
+        origin = event.model.value.origin
+        where = proof.point(origin) if origin is not None else None
+        model_class = types.class_of(self.ctx.code_for(origin), where) if origin is not None and where else None
+        evidence = types.takes_tensors(model_class)
+        if evidence:
+            return evidence
+        return Evidence(False, f"`{self.ctx.describe(expr)}` is not known to be a tensor ({evidence.reason})")
 
 
 class NumpyOnAccelerator(Rule):
