@@ -74,8 +74,8 @@ TENSOR_USES = frozenset(
     """shape size view reshape permute unsqueeze squeeze contiguous masked_fill new_zeros new_ones new_empty
     new_full new_tensor dim ndim numel type_as expand expand_as bmm matmul is_cuda detach softmax log_softmax
     chunk flatten masked_select float half long int bool double bfloat16 to cuda cpu numpy argmax sum mean
-    clone transpose dtype device""".split()
-)
+    clone transpose""".split()
+)  # not ``device``/``dtype``: configuration objects have those too
 _TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?(?:Tensor|FloatTensor|LongTensor)|Optional\[(?:torch\.)?Tensor\]")
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_"})
 # Calls that take any iterable of modules (wrapping again is harmless).
@@ -168,9 +168,26 @@ class TypeEvidence:
         if self.used_like_tensor(name, point):
             return PROVEN
         values = self.values(name, point)
-        if values and all(self.tensor_expression(v) for v in values):
+        if values and all(self.tensor_expression(v) or self._layer_output(v, point) for v in values):
             return PROVEN
         return Evidence(False, f"`{name}` is not known to be a tensor")
+
+    def _layer_output(self, value: ast.expr, point: Point) -> bool:
+        """``model(x)`` where ``model`` is a torch layer (whose output is a tensor)."""
+        if not isinstance(value, ast.Call) or self.qualify(value.func) in torch_api.TENSOR_FACTORIES:
+            return False
+        class_name = self.constructed_class(value.func, point)
+        return class_name is not None and self.returns_tensor(class_name)
+
+    @staticmethod
+    def returns_tensor(class_name: str) -> bool:
+        """A torch layer (not a container of other modules) returns a tensor."""
+        return (
+            torch_api.is_nn_module_class(class_name)
+            and class_name not in torch_api.MODULE_BASES
+            and class_name.rsplit(".", 1)[-1] not in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
+            and not class_name.rsplit(".", 1)[-1].startswith(("RNN", "LSTM", "GRU", "Transformer", "MultiheadAttention"))
+        )
 
     def parameter_values(self, name: str, point: Point) -> list[ast.Call]:
         """The ``nn.Parameter(...)`` constructions among the values reaching ``name``."""

@@ -16,7 +16,7 @@ from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, tensor_inputs
 from flake8_device.analysis.types import Evidence
-from flake8_device.model import Fix, FixSafety, ReplaceNode
+from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 
 if TYPE_CHECKING:
@@ -502,10 +502,26 @@ class NumpyOnAccelerator(Rule):
             tensor = self.ctx.describe(event.tensor.expr)
             detached = ".detach()" in self.ctx.code_for(event.tensor.expr)
             insert = ".detach().cpu()" if event.tensor.value.grad and not detached else ".cpu()"
+            # ``x.numpy()`` is a tensor's method; ``np.asarray(x)`` takes anything (a dict of outputs).
+            reason = None if patterns.method_name(event.call) == "numpy" else self._not_a_tensor(event.tensor.expr)
             fix = self.make_fix(
-                ReplaceNode(event.tensor.expr, *patterns.appended(event.tensor.expr, insert)), insert=insert
+                ReplaceNode(event.tensor.expr, *patterns.appended(event.tensor.expr, insert)),
+                safety=FixSafety.DISPLAY_ONLY if reason else None,
+                reason=reason,
+                insert=insert,
             )
             self.report(event.anchor, fix=fix, tensor=tensor, device=device_text(event.tensor.value))
+
+    def _not_a_tensor(self, expr: cst.BaseExpression) -> str | None:
+        types, point = self.ctx.types, self.ctx.proof.point(expr)
+        if types is None or point is None:
+            return "the value is not known to be a tensor"
+        if patterns.factory_expression(expr, self.ctx.symbols, host_only=False) is not None:
+            return None
+        if isinstance(expr, cst.Name):
+            evidence = types.is_tensor(expr.value, point)
+            return None if evidence else evidence.reason
+        return f"`{self.ctx.describe(expr)}` is not known to be a tensor"
 
 
 class TransformBeforeMove(Rule):
@@ -570,12 +586,18 @@ class TransformBeforeMove(Rule):
             parameter_free = callee.transform or callee.kind is Kind.UNKNOWN
             safety = None if swappable and parameter_free else FixSafety.DISPLAY_ONLY
             fix = self.make_fix(
-                ReplaceNode(first.body[0], second.body[0]),
-                ReplaceNode(second.body[0], first.body[0]),
+                SwapStatements(first, second, frozenset({event.name})),
                 safety=safety,
+                reason=None if safety is None else _swap_reason(swappable, transform),
                 name=event.name,
             )
             self.report(event.transform_call.func, fix=fix, transform=transform, name=event.name)
+
+
+def _swap_reason(swappable: bool, transform: str) -> str:
+    if not swappable:
+        return "the statements are not next to each other: what lies between may depend on their order"
+    return f"`{transform}` may hold weights of its own, which would have to move to the device too"
 
 
 class HardcodedCudaInModule(Rule):
@@ -638,13 +660,16 @@ class HardcodedCudaInModule(Rule):
         super().__init__(ctx)
         self._handled: set[int] = set()
 
-    def _device(self) -> str | None:
-        """What to use instead of CUDA here: the module's own or an input's device."""
+    def _device(self, at: cst.CSTNode) -> str | None:
+        """What to use instead of CUDA at ``at``: the module's own or an input's device (an input
+        still holding what the caller passed)."""
         owner = self.ctx.current_class
         if owner is not None and self.ctx.symbols.is_lightning_module_class(owner.name.value):
             return "self.device"
         first = _first_tensor_input(self.ctx.current_function, self)
-        return f"{first}.device" if first else None
+        if first is None or self.ctx.proof.rebound_since_entry(first, at=at):
+            return None
+        return f"{first}.device"
 
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._handled or not self.ctx.in_method_of_module():
@@ -656,7 +681,7 @@ class HardcodedCudaInModule(Rule):
         if method == "cuda":
             base = patterns.receiver(node)
             assert base is not None
-            device = self._device()
+            device = self._device(node)
             replacement = patterns.appended(base, f".to({device})") if device else None
             self._report(node.func.attr, node, replacement, device)  # type: ignore[attr-defined]
             return
@@ -673,7 +698,7 @@ class HardcodedCudaInModule(Rule):
         for value in candidates:
             if _is_cuda_device(value, self) or _is_cuda_literal(value):
                 self._handled.add(id(value))
-                device = self._device()
+                device = self._device(node)
                 self._report(value, value, (device,) if device else None, device)
 
     def _report(
@@ -687,7 +712,9 @@ class HardcodedCudaInModule(Rule):
             fix = self.make_fix(ReplaceNode(replaced, *replacement), device=device)
         else:
             fix = self.make_fix(
-                safety=FixSafety.DISPLAY_ONLY, device="an input's `.device` or `next(self.parameters()).device`"
+                safety=FixSafety.DISPLAY_ONLY,
+                reason="no tensor input holds its caller's value here to take the device from",
+                device="an input's `.device` or `next(self.parameters()).device`",
             )
         self.report(anchor, fix=fix, code=self.ctx.describe(replaced))
 

@@ -42,6 +42,14 @@ def initialises_nccl(tree: ast.Module | None) -> bool:
     return False
 
 
+def may_use_gloo(tree: ast.Module | None) -> bool:
+    """Does the file name the ``gloo`` backend (``init_process_group("gloo")``, ``"nccl" if ... else
+    "gloo"``)? Such a job may run on CPUs, where a module on the CPU is what DDP expects."""
+    if tree is None:
+        return False
+    return any(isinstance(n, ast.Constant) and n.value == "gloo" for n in ast.walk(tree))
+
+
 def _factory_device_fix(rule: Rule, origin: cst.CSTNode | None, device: str | None, **fields: str) -> Fix:
     """Create the host tensor on ``device`` when it was made by a factory without ``device=``; else display-only."""
     if (
@@ -53,7 +61,13 @@ def _factory_device_fix(rule: Rule, origin: cst.CSTNode | None, device: str | No
     ):
         replaced, parts = patterns.keyword_added(origin, "device", device)
         return rule.make_fix(ReplaceNode(replaced, *parts), device=device, **fields)
-    return rule.make_fix(safety=FixSafety.DISPLAY_ONLY, device=device or "the device of this process", **fields)
+    if device is None:
+        reason = "no device variable is known to be bound where the tensor is made"
+    else:
+        reason = "the tensor is not made by a factory in sight (it may have been moved to the CPU)"
+    return rule.make_fix(
+        safety=FixSafety.DISPLAY_ONLY, reason=reason, device=device or "the device of this process", **fields
+    )
 
 
 class SyncDistOnHostTensor(Rule):
@@ -272,8 +286,11 @@ class CollectiveOnHostTensor(Rule):
         owners = functions_with_owners(self.ctx.module)
         for event in found:
             owner = owners.get(event.function) if event.function is not None else None
-            device = device_variable(self.ctx, event.function, owner, event.call)
-            fix = _factory_device_fix(self, event.tensor.value.origin, device)
+            origin = event.tensor.value.origin
+            # The device must be known where the tensor is made, not only at the collective.
+            place = origin if isinstance(origin, cst.Call) else event.call
+            device = device_variable(self.ctx, event.function, owner, place)
+            fix = _factory_device_fix(self, origin, device)
             self.report(
                 event.tensor.expr,
                 fix=fix,
@@ -345,6 +362,7 @@ class WrappedModuleNotMoved(Rule):
         if not found:
             return
         nccl: bool | None = None
+        gloo: bool | None = None
         for event in found:
             if not re.search(r"DataParallel|^DDP$", patterns.last_name(event.call.func) or ""):
                 continue  # an alias the marker cannot see
@@ -353,6 +371,10 @@ class WrappedModuleNotMoved(Rule):
             ids = device_ids.value if device_ids is not None else None
             if isinstance(ids, cst.Name) and ids.value == "None":
                 ids = None
+            if wrapper == "DistributedDataParallel" and not isinstance(ids, (cst.List, cst.Tuple)):
+                gloo = may_use_gloo(self.ctx.tree) if gloo is None else gloo
+                if gloo:
+                    continue  # a CPU job (gloo) wraps CPU modules, with no device ids
             if wrapper == "DistributedDataParallel":
                 if ids is None:
                     nccl = initialises_nccl(self.ctx.tree) if nccl is None else nccl

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -206,7 +207,7 @@ class DeviceComparedWithoutIndex(Rule):
 
     code = "DEV402"
     name = "device-compared-without-index"
-    message = "`{comparison}` is always {result}: {why}"
+    message = "`{comparison}` is always {result}{condition}: {why}"
     fix_title = "Compare like this: `{fixed}`"
     fix_safety = FixSafety.SAFE
     # A `.device` on one side of `==`/`!=`, a string or a `...device(` call on the other.
@@ -252,8 +253,33 @@ class DeviceComparedWithoutIndex(Rule):
             imports = ()
             parts = (device, f".type {operator} ", string)
             fixed = f"{device_code}.type {operator} {string.value}"  # type: ignore[attr-defined]
-        fix = self.make_fix(ReplaceNode(node, *parts), *imports, fixed=fixed)
-        self.report(node, fix=fix, comparison=self.ctx.describe(node), result=result, why=why)
+        unproven = self._not_a_device(device)
+        condition = f" if `{device_code}` is a `torch.device`" if unproven else ""
+        fix = self.make_fix(
+            ReplaceNode(node, *parts),
+            *imports,
+            safety=FixSafety.DISPLAY_ONLY if unproven else None,
+            reason=unproven,
+            fixed=fixed,
+        )
+        self.report(
+            node, fix=fix, comparison=self.ctx.describe(node), result=result, condition=condition, why=why
+        )
+
+    def _not_a_device(self, device: cst.BaseExpression) -> str | None:
+        """Why ``x.device`` may not be a ``torch.device`` (a configured string has no ``.type``)."""
+        assert isinstance(device, cst.Attribute)
+        types, point = self.ctx.types, self.ctx.proof.point(device)
+        try:
+            owner = ast.parse(self.ctx.code_for(device.value).strip(), mode="eval").body
+        except SyntaxError:
+            owner = None
+        if types is None or point is None or owner is None:
+            return f"`{self.ctx.describe(device)}` is not known to be a `torch.device`"
+        cls = self.ctx.current_class
+        lightning = cls is not None and self.ctx.symbols.is_lightning_module_class(cls.name.value)
+        evidence = types.device_owner(owner, point, lightning=lightning)
+        return None if evidence else evidence.reason
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:

@@ -14,7 +14,7 @@ from flake8_device.analysis import flow as events
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value
 from flake8_device.analysis.symbols import dotted_name
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.model import FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
 
@@ -23,10 +23,6 @@ _METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("  # no `\b`: a literal start k
 # A device condition names a device on the line of its `if` (or `elif`): `if args.cuda:`, `if use_gpu:`,
 # `"cuda" if torch.cuda.is_available() else "cpu"` (the flow analysis accepts no other).
 _DEVICE_CONDITION_MARKER = rf"if\b[^\n]*(?:{DEVICE_CONDITION_WORDS})"
-
-
-def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
-    return ReplaceNode(first.body[0], second.body[0]), ReplaceNode(second.body[0], first.body[0])
 
 
 class OptimizerStateBeforeMove(Rule):
@@ -94,9 +90,11 @@ class OptimizerStateBeforeMove(Rule):
             move = self.ctx.describe(event.move_call)
             first, second = event.optimizer.line, event.move_line
             if event.adjacent and first is not None and second is not None:
-                fix = self.make_fix(*_swap(first, second), move=move)
+                owner = event.optimizer.owner.split(".")[0]
+                fix = self.make_fix(SwapStatements(first, second, frozenset({owner})), move=move)
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=move)
+                reason = "other statements lie between them, and may depend on their order"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=move)
             self.report(
                 built_by.func,
                 fix=fix,
@@ -172,11 +170,23 @@ class LossOrMetricNotMoved(Rule):
             qualified = self.ctx.symbols.qualify(construction.func) or ""
             what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
             accel = event.argument.value
-            move = accel.move or (f".to({accel.device})" if accel.device else None)
-            if move is not None and (move.startswith(".to(") or move == ".cuda()"):
-                fix = self.make_fix(ReplaceNode(construction, *patterns.appended(construction, move)), move=move)
+            # The device only: a loss's weights keep their dtype whatever the predictions were cast to.
+            found = fixes.device_move(accel.origin)
+            if found is not None:
+                parts, move, source = found.parts, found.text, found.source
+            elif accel.device:
+                parts, move, source = (f".to({accel.device})",), f".to({accel.device})", accel.origin
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=".to(device)")
+                parts = ()
+            if parts:
+                fix = self.make_fix(
+                    ReplaceNode(construction, *patterns.appended(construction, "")[:-1], *parts),
+                    source=source,
+                    move=move,
+                )
+            else:
+                reason = "the predictions' device has no name to copy"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(device)")
             self.report(
                 construction.func,
                 fix=fix,
@@ -525,7 +535,8 @@ class DeviceChoiceMismatch(Rule):
             argument = self.ctx.describe(event.argument.expr)
             model_expr = event.model.expr
             model = self.ctx.describe(model_expr)
-            if isinstance(model_expr, (cst.Name, cst.Attribute)):
+            reason = self._no_parameters(event) if isinstance(model_expr, (cst.Name, cst.Attribute)) else None
+            if isinstance(model_expr, (cst.Name, cst.Attribute)) and reason is None:
                 parts = (
                     *patterns.appended(event.argument.expr, ".to(next("),
                     model_expr,
@@ -533,7 +544,8 @@ class DeviceChoiceMismatch(Rule):
                 )
                 fix = self.make_fix(ReplaceNode(event.argument.expr, *parts), argument=argument, model=model)
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, argument=argument, model=model)
+                reason = reason or "the model is not a name the fix can ask for its parameters"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, argument=argument, model=model)
             input_when = _when(event.argument.value.condition)
             model_condition = event.model.value.condition if event.model.value.kind is not Kind.HOST else NEVER
             if model_condition == NEVER:
@@ -550,6 +562,17 @@ class DeviceChoiceMismatch(Rule):
                 input_when=input_when,
                 model_when=model_when,
             )
+
+
+    def _no_parameters(self, event: events.DeviceChoiceMismatch) -> str | None:
+        """Why ``next(model.parameters())`` might raise ``StopIteration``: a model not known to own parameters."""
+        types, proof = self.ctx.types, self.ctx.proof
+        origin = event.model.value.origin
+        where = proof.point(origin) if origin is not None else None
+        if types is None or origin is None or where is None:
+            return f"`{self.ctx.describe(event.model.expr)}` is not known to have parameters"
+        evidence = types.has_parameters(types.class_of(self.ctx.code_for(origin), where))
+        return None if evidence else evidence.reason
 
 
 def _when(condition: str | None) -> str:

@@ -20,7 +20,8 @@ device holds no data, so a program that gets as far as copying data to the
 host (``.cpu()``, ``.numpy()``, ``.item()`` of a meta tensor) counts as
 running.  Distributed training and Lightning are emulated as they behave on a
 GPU job: NCCL collectives and ``DistributedDataParallel`` refuse CPU tensors,
-and ``LightningModule.log(..., sync_dist=True)`` reduces over NCCL.
+and ``LightningModule.log(..., sync_dist=True)`` reduces over NCCL; and moving
+a module keeps its parameter objects, as on CUDA.
 
 The harness uses only the engine's public API, so it can judge another
 checkout too (``run.py --checkout DIR``): that is how the "before" figures were
@@ -211,9 +212,14 @@ def _emulation() -> Iterator[None]:
     patch(parallel, "DistributedDataParallel", DistributedDataParallel)
     patch(torch.nn.parallel.distributed, "DistributedDataParallel", DistributedDataParallel)
     added = _fake_lightning(torch)
+    # ``module.to(device)`` keeps its parameter objects, as on CUDA (the meta device would make new
+    # ones, and so hide every optimizer that holds the old ones).
+    swapping = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
     try:
         yield
     finally:
+        torch.__future__.set_swap_module_params_on_conversion(swapping)
         for owner, name, value in reversed(replaced):
             setattr(owner, name, value)
         for name in added:
