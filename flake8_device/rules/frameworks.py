@@ -42,14 +42,6 @@ def initialises_nccl(tree: ast.Module | None) -> bool:
     return False
 
 
-def may_use_gloo(tree: ast.Module | None) -> bool:
-    """Does the file name the ``gloo`` backend (``init_process_group("gloo")``, ``"nccl" if ... else
-    "gloo"``)? Such a job may run on CPUs, where a module on the CPU is what DDP expects."""
-    if tree is None:
-        return False
-    return any(isinstance(n, ast.Constant) and n.value == "gloo" for n in ast.walk(tree))
-
-
 def _factory_device_fix(rule: Rule, origin: cst.CSTNode | None, device: str | None, **fields: str) -> Fix:
     """Create the host tensor on ``device`` when it was made by a factory without ``device=``; else display-only."""
     if (
@@ -362,7 +354,6 @@ class WrappedModuleNotMoved(Rule):
         if not found:
             return
         nccl: bool | None = None
-        gloo: bool | None = None
         for event in found:
             if not re.search(r"DataParallel|^DDP$", patterns.last_name(event.call.func) or ""):
                 continue  # an alias the marker cannot see
@@ -372,8 +363,7 @@ class WrappedModuleNotMoved(Rule):
             if isinstance(ids, cst.Name) and ids.value == "None":
                 ids = None
             if wrapper == "DistributedDataParallel" and not isinstance(ids, (cst.List, cst.Tuple)):
-                gloo = may_use_gloo(self.ctx.tree) if gloo is None else gloo
-                if gloo:
+                if self._may_use_gloo(event.function):
                     continue  # a CPU job (gloo) wraps CPU modules, with no device ids
             if wrapper == "DistributedDataParallel":
                 if ids is None:
@@ -388,6 +378,16 @@ class WrappedModuleNotMoved(Rule):
                     continue
                 why = "`DataParallel` needs it on `device_ids[0]` at the first forward, and it is never moved"
             self._report(event, wrapper, ids, why)
+
+    def _may_use_gloo(self, function: cst.FunctionDef | None) -> bool:
+        """Does the wrapping function (or the script) name the ``gloo`` backend (``"nccl" if ... else
+        "gloo"``)? Such a job may run on CPUs, where a module on the CPU is what DDP expects."""
+        scopes: list[cst.CSTNode] = [self.ctx.module] if function is None else [function, self.ctx.module]
+        return any(
+            isinstance(node, cst.SimpleString) and patterns.string_value(node) == "gloo"
+            for scope in scopes
+            for node in self.ctx.scope_nodes(scope)
+        )
 
     def _never_moved_after(self, event: events.WrappedUnmoved) -> bool:
         """``model = DataParallel(model)`` whose name still holds a host module at the end of its scope."""
