@@ -78,7 +78,10 @@ class FixProof:
             if not isinstance(node, kind):
                 continue
             line = self.ctx.original_line
-            if (line(found.start.line), found.start.column) == start and (line(found.end.line), found.end.column) == end:
+            if (line(found.start.line), found.start.column) == start and (
+                line(found.end.line),
+                found.end.column,
+            ) == end:
                 return node
         return None
 
@@ -207,13 +210,14 @@ class FixProof:
                 inserted.append(code)
                 with_kept_code.append(code)
         text = "".join(inserted)
-        tree = _parse_fragment(text)
+        statement = isinstance(edit.node, (cst.BaseSmallStatement, cst.BaseStatement))
+        tree = _parse_fragment(text, statement=statement)
         if tree is None:
             return None  # not code on its own (a fragment of an argument list read as is)
         failure = self._unbound_names(tree, point, provided)
         if failure is not None:
             return failure
-        whole = _parse_fragment("".join(with_kept_code))
+        whole = _parse_fragment("".join(with_kept_code), statement=statement)
         if whole is not None:
             failure = self._new_local(whole, point)
             if failure is not None:
@@ -281,9 +285,11 @@ def _needs_parens(node: cst.CSTNode) -> bool:
     return not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
 
 
-def _parse_fragment(text: str) -> ast.AST | None:
-    """Inserted code as a tree: an expression, an argument list, or statements."""
-    for attempt, mode in ((text, "eval"), (f"_({text})", "eval"), (text, "exec"), (f"_{text}", "eval")):
+def _parse_fragment(text: str, *, statement: bool = False) -> ast.AST | None:
+    """Inserted code as a tree: statements (where a statement is replaced), else an expression, an
+    argument list, or a suffix (``.to(device)``)."""
+    attempts = [(text, "exec")] if statement else [(text, "eval"), (f"_({text})", "eval"), (f"_{text}", "eval")]
+    for attempt, mode in attempts:
         try:
             return ast.parse(attempt.strip(), mode=mode)
         except (SyntaxError, ValueError):

@@ -130,7 +130,7 @@ def _pattern_captures(pattern: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """The names a ``match`` pattern binds."""
     for node in ast.walk(pattern):
         name = None
-        if isinstance(node, ast.MatchAs) or isinstance(node, ast.MatchStar):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)):
             name = node.name
         elif isinstance(node, ast.MatchMapping):
             name = node.rest
@@ -281,11 +281,6 @@ class ScopeFacts:
 
     def is_local(self, name: str) -> bool:
         return name in self.locals
-
-    def star_imports(self) -> bool:
-        return any(
-            isinstance(sub, ast.ImportFrom) and any(a.name == "*" for a in sub.names) for sub in own_nodes(self.node)
-        )
 
     # -- reaching definitions -----------------------------------------------------------
     def _entry(self) -> State:
@@ -723,7 +718,8 @@ class FileBindings:
         function or class that (transitively) names it.  A module-level lambda or comprehension runs
         where it is written."""
         if isinstance(top, (ast.Lambda, *_COMPREHENSIONS)):
-            return [self._module_statement_at(top)] if self._module_statement_at(top) is not None else []  # type: ignore[list-item]
+            statement = self._module_statement_at(top)
+            return [statement] if statement is not None else []
         definitions = [c.node for c in self.module.children if isinstance(c.node, (*_FUNCTIONS, ast.ClassDef))]
         reaching = {top.name}  # type: ignore[attr-defined]
         changed = True

@@ -186,7 +186,9 @@ class TypeEvidence:
             torch_api.is_nn_module_class(class_name)
             and class_name not in torch_api.MODULE_BASES
             and class_name.rsplit(".", 1)[-1] not in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
-            and not class_name.rsplit(".", 1)[-1].startswith(("RNN", "LSTM", "GRU", "Transformer", "MultiheadAttention"))
+            and not class_name.rsplit(".", 1)[-1].startswith(
+                ("RNN", "LSTM", "GRU", "Transformer", "MultiheadAttention")
+            )
         )
 
     def parameter_values(self, name: str, point: Point) -> list[ast.Call]:
@@ -381,9 +383,7 @@ def _other_instances(tree: ast.AST, owner: str) -> set[int]:
         for method in node.body:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
                 self_name = method.args.args[0].arg
-                found.update(
-                    id(n) for n in ast.walk(method) if isinstance(n, ast.Name) and n.id == self_name
-                )
+                found.update(id(n) for n in ast.walk(method) if isinstance(n, ast.Name) and n.id == self_name)
     return found
 
 

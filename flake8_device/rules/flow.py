@@ -160,11 +160,13 @@ class TensorCreatedWithoutDevice(Rule):
     ```
 
     ## Fix safety
-    Safe when the tensor meets a named input (`x + torch.zeros(n)` becomes
-    `torch.zeros(n, device=x.device)`): it is created where its partner
-    already is. When it meets the module's parameters (`self.emb(pos)`), the
-    fix uses the device of the function's first tensor input, which is where a
-    model's inputs normally are but not guaranteed; that fix is unsafe.
+    Safe when the tensor meets a named input that is already bound where the
+    tensor is made (`x + torch.zeros(n)` becomes `torch.zeros(n,
+    device=x.device)`): it is created where its partner already is. When it
+    meets the module's parameters (`self.emb(pos)`), or a partner bound only
+    later, the fix uses the device of the function's first tensor input, which
+    is where a model's inputs normally are but not guaranteed; that fix is
+    unsafe, and withheld when the input was rebound before that line.
     """
 
     code = "DEV202"
@@ -295,7 +297,12 @@ class DiscardedMove(Rule):
 
     ## Fix safety
     Safe: the fix binds the moved tensor back to the same name, which is what
-    the statement was written to do.
+    the statement was written to do. It is withheld (shown, with the reason)
+    where the assignment might fail or change more than the tensor: an item of
+    a container not known to be a list or dict (a tuple batch), a field of an
+    object not known to accept it (a named tuple), a registered parameter (its
+    moved copy is a plain tensor), or a name the function does not bind
+    (assigning it would make a global local).
     """
 
     code = "DEV203"
@@ -340,7 +347,8 @@ class DiscardedMove(Rule):
         owner = _owner_class(self.ctx, function)
         if attr is not None and owner is not None:
             info = self.ctx.class_info(owner)
-            if info is not None and attr in info.parameters and self.ctx.symbols.is_local_module_class(owner.name.value):
+            module = self.ctx.symbols.is_local_module_class(owner.name.value)
+            if info is not None and attr in info.parameters and module:
                 return f"`{self.ctx.describe(target)}` is a registered parameter: a moved copy is a plain tensor"
             return None
         return f"`{root}` is not known to accept attribute assignment (a named tuple or frozen object does not)"
@@ -383,10 +391,14 @@ class ModelInputNotMoved(Rule):
     ```
 
     ## Fix safety
-    Safe for a tensor argument: the fix moves it with the same expression the
-    model was moved with (`.to(device)`), for this call. Whole batches (tuples,
-    dicts, `**batch`) cannot be moved with `.to()`; there the fix is shown but
-    not applied.
+    Safe for an argument known to be a tensor (used like one, or given to a
+    `torch.nn` layer or to a model whose `forward` uses its input like one):
+    the fix moves it to the model's device, with the device expression the
+    model was moved with and nothing else (a dtype in the model's move is not
+    copied onto token ids), for this call. It is shown but not applied for
+    whole batches (tuples, dicts, `**batch`), for arguments not known to be
+    tensors (strings a model tokenises itself), and where the device name was
+    rebound since the model's move.
     """
 
     code = "DEV204"
@@ -486,7 +498,10 @@ class NumpyOnAccelerator(Rule):
     ## Fix safety
     Safe: `.cpu()` copies the values to host memory, which `.numpy()` needs;
     `.detach()` is added too where the tensor may require grad (a model output
-    outside `torch.no_grad()`), which `.numpy()` also needs.
+    outside `torch.no_grad()`), which `.numpy()` also needs. For
+    `np.asarray(x)` the value must be known to be a tensor (made by torch, or
+    the output of a `torch.nn` layer); a model output of another kind (a dict)
+    gets the fix shown, not applied.
     """
 
     code = "DEV205"
@@ -564,9 +579,12 @@ class TransformBeforeMove(Rule):
     ## Fix safety
     Safe when the two statements are adjacent and the transform has no
     parameters of its own (a kornia or torchvision v2 transform, or a
-    transform-named callable): the fix swaps them. A module with weights would
-    have to be moved too, and statements that are not adjacent may depend on
-    what is between them; there the fix is shown but not applied.
+    transform-named callable): the fix swaps the two lines, each with its own
+    comments (a trailing `# noqa` or `# type: ignore` and the comment lines
+    right above it). A module with weights would have to be moved too,
+    statements that are not adjacent may depend on what is between them, and
+    in a notebook no statement moves across cells; there the fix is shown but
+    not applied.
     """
 
     code = "DEV206"
@@ -641,8 +659,8 @@ class HardcodedCudaInModule(Rule):
     Unsafe: the fix uses the device of the method's first tensor input (or
     `self.device` in a Lightning module), which is where the module's inputs
     live in ordinary use but can differ from what the code forced before.
-    Where no such input exists (e.g. in `__init__`) the fix is shown but not
-    applied.
+    Where no such input exists (e.g. in `__init__`), or the input was rebound
+    before that line, the fix is shown but not applied.
     """
 
     code = "DEV207"

@@ -257,9 +257,9 @@ class CollectiveOnHostTensor(Rule):
 
     ## Fix safety
     Safe when the tensor is made by a factory in sight and a device variable
-    is in scope (`device`, `self.device` in a Lightning module, a module-level
-    `device`): the tensor is created there. Otherwise the fix is shown but not
-    applied.
+    is certainly bound where it is made (`device`, `self.device` in a
+    Lightning module, a module-level `device` defined before the code runs):
+    the tensor is created there. Otherwise the fix is shown but not applied.
     """
 
     code = "DEV503"
@@ -298,6 +298,8 @@ class WrappedModuleNotMoved(Rule):
     Finds a module built in the same function (or script), never moved, and
     wrapped by `DistributedDataParallel` with `device_ids` (or in a file that
     initialises `nccl`), or by `DataParallel` and not moved afterwards either.
+    A job that may run on the `gloo` backend (named in the same function or
+    script), with no literal `device_ids`, is a CPU job: not reported.
 
     ## Why is this bad?
     `DistributedDataParallel` checks the module's device when it is built:

@@ -57,10 +57,17 @@ class SubmoduleAssignedAfterMove(Rule):
     ```
 
     ## Fix safety
-    Safe: the fix moves the new object with the same expression the module was
-    moved with (for `nn.Parameter(t)`, the tensor inside, so it stays a
-    parameter). When the earlier moves disagree (different devices in the two
-    branches) no fix is offered.
+    Safe: the fix moves a new submodule with the same expression the module
+    was moved with, and a tensor to the module's device only (`Module.to`
+    casts floating-point state only; `Tensor.to(device, dtype=...)` would cast
+    indices too). A parameter stays a parameter: for `nn.Parameter(t)` the
+    tensor inside is moved, and for a name bound to `nn.Parameter(t)` the
+    tensor is moved where the parameter is made. The fix is withheld (shown,
+    with the reason) when the device name was rebound since the module's move
+    or is not bound where the fix runs, when a name may hold a parameter made
+    in several places, and when what is attached is not known to be a tensor;
+    when the earlier moves disagree (different devices in the two branches) no
+    fix is offered.
     """
 
     code = "DEV101"
@@ -183,9 +190,16 @@ class TensorAttributeNotRegistered(Rule):
     Safe. The fix registers the tensor with `persistent=False`, so
     `state_dict()` and checkpoints stay exactly as they were; the tensor now
     follows `.to()`, `.cuda()` and (for floating-point tensors) dtype casts such
-    as `.half()`, like every other buffer. The fix is only offered where it is
-    valid: after `super().__init__()`, for an attribute assigned once in
-    `__init__`.
+    as `.half()`, like every other buffer. A private `self.__mask` is
+    registered under the name Python stores it as (`_Net__mask`). The fix is
+    only offered where it is valid: after `super().__init__()`, for an
+    attribute assigned once in `__init__`; it is withheld (shown, with the
+    reason) where the class or a base class of the file already binds the
+    name in its body (`register_buffer` refuses it) or where another method
+    stores something else than a tensor there (a buffer cannot hold a list).
+    A tensor made with `requires_grad=True` is trainable state: the fix makes
+    it an `nn.Parameter` instead, which is unsafe (it joins `parameters()` and
+    `state_dict()`).
     """
 
     code = "DEV102"
@@ -319,9 +333,12 @@ class ModuleListNotRegistered(Rule):
     ## Fix safety
     Unsafe. Wrapping the container registers its contents, which is the point,
     but it changes `parameters()`, `state_dict()` keys (old checkpoints no
-    longer load without renaming) and what the optimizer trains. A `dict` is
-    only rewritten when all its keys are string literals (`nn.ModuleDict`
-    requires string keys); otherwise the fix is shown but not applied.
+    longer load without renaming) and what the optimizer trains. The fix is
+    shown but not applied where the container is used in a way the wrapper
+    does not support (`.index`, `.get`, `[x] + layers`, passed to a function
+    expecting a `list`), and for a `dict` whose keys are not string literals
+    that `nn.ModuleDict` accepts (no dots, not one of its own attributes such as
+    `"train"` or `"eval"`).
     """
 
     code = "DEV103"

@@ -67,7 +67,10 @@ class TorchLoadWithoutMapLocation(Rule):
     ## Fix safety
     Safe: the fix passes the device variable in scope (`device`,
     `self.device` in a Lightning module, a module-level `device`), where the
-    loaded tensors are going to be used, or else `"cpu"`, from where
+    loaded tensors are going to be used, when it is certainly bound where the
+    load runs (not a local assigned further down, not a module-level name
+    defined after the module-level call that runs this code, not an attribute
+    `__init__` sets after calling this method); or else `"cpu"`, from where
     `load_state_dict` copies them into the model wherever it lives.
     """
 
@@ -203,6 +206,10 @@ class DeviceComparedWithoutIndex(Rule):
     Safe: comparing the device type is what an index-less device means;
     a string with an index (`"cuda:1"`) is compared as `torch.device("cuda:1")`.
     The comparison becomes true where it was meant to be, which is the point.
+    The fix needs `x.device` to be a `torch.device` (a configured `"cpu"`
+    string has no `.type`): where `x` is not known to be a tensor (used or
+    annotated as one, made by torch, `next(model.parameters())`, a Lightning
+    module's `self`), the finding says so and the fix is shown, not applied.
     """
 
     code = "DEV402"

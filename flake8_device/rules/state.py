@@ -66,12 +66,13 @@ class OptimizerStateBeforeMove(Rule):
     ```
 
     ## Fix safety
-    Safe when the two statements are next to each other: the fix swaps them, so
-    the state is built (or loaded) on the device. The parameters are the same
-    objects before and after an in-place move, so the optimizer holds the same
-    parameters either way. When other statements lie between them, moving the
-    model earlier could change what they see; there the fix is shown but not
-    applied.
+    Safe when the two statements are next to each other and independent: the
+    fix swaps the two lines (each with its own comments), so the state is
+    built (or loaded) on the device. The parameters are the same objects
+    before and after an in-place move, so the optimizer holds the same
+    parameters either way. When other statements lie between them, when the
+    move reads what the optimizer line binds, or (in a notebook) when they
+    are in different cells, the fix is shown but not applied.
     """
 
     code = "DEV301"
@@ -150,10 +151,11 @@ class LossOrMetricNotMoved(Rule):
     ```
 
     ## Fix safety
-    Unsafe: the fix appends the move the predictions were given (`.to(device)`)
-    to the construction. The device expression must already exist where the
-    loss or metric is built, which the fix does not check; and a moved metric
-    returns its results on the device.
+    Unsafe: the fix moves the construction to the device the predictions were
+    moved to (`.to(device)`, the device only), and a moved metric returns its
+    results on the device. The fix is shown but not applied where the device
+    name is not bound where the loss or metric is built, or was rebound since
+    the predictions were moved.
     """
 
     code = "DEV302"
@@ -412,10 +414,11 @@ class IndexOnWrongDevice(Rule):
 
     ## Fix safety
     Safe: the fix moves the index to the indexed tensor's device (`.cpu()` for a
-    tensor on the CPU, `.to(x.device)` otherwise), which is where PyTorch puts
-    the result of every legal form of the operation; the values are unchanged.
-    Where the indexed tensor's device cannot be named, the fix is shown but not
-    applied.
+    tensor on the CPU, `.to(x.device)` otherwise, or the device only of the
+    move that placed it: an index keeps its integer dtype), which is where
+    PyTorch puts the result of every legal form of the operation; the values
+    are unchanged. Where the indexed tensor's device cannot be named, the fix
+    is shown but not applied.
     """
 
     code = "DEV305"
@@ -516,7 +519,9 @@ class DeviceChoiceMismatch(Rule):
     ## Fix safety
     Unsafe: the fix moves the input to wherever the model's parameters are
     (`inputs.to(next(model.parameters()).device)`), which always works for a
-    model with parameters but overrides the input's own flag. Choosing both
+    model with parameters but overrides the input's own flag. It is shown but
+    not applied for a model not known to have parameters (a module with
+    buffers only makes `next(...)` raise `StopIteration`). Choosing both
     devices from one variable is the cleaner repair.
     """
 
@@ -562,7 +567,6 @@ class DeviceChoiceMismatch(Rule):
                 input_when=input_when,
                 model_when=model_when,
             )
-
 
     def _no_parameters(self, event: events.DeviceChoiceMismatch) -> str | None:
         """Why ``next(model.parameters())`` might raise ``StopIteration``: a model not known to own parameters."""

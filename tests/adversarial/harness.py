@@ -49,7 +49,9 @@ LEVELS = ("safe", "unsafe", "display-only", "none")
 _HEADER = re.compile(r"^# (expect|original|select|notebook|contains|once)\b:?\s*(.*)$")
 DEVICE_ERROR = re.compile(r"device|weight type .* should be|No backend type associated", re.I)
 # What the meta device cannot do (it holds no data): reaching it means the program ran that far.
-META_DATA = re.compile(r"Cannot copy out of meta tensor|cannot be called on meta tensors|meta tensors? (?:has|have) no data")
+META_DATA = re.compile(
+    r"Cannot copy out of meta tensor|cannot be called on meta tensors|meta tensors? (?:has|have) no data"
+)
 
 
 @dataclass
@@ -202,8 +204,21 @@ def _emulation() -> Iterator[None]:
         setattr(owner, name, value)
 
     patch(dist, "init_process_group", init_process_group)
-    for name in ("all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "reduce_scatter",
-                 "all_to_all_single", "all_gather_into_tensor", "reduce_scatter_tensor", "send", "recv", "barrier"):
+    for name in (
+        "all_reduce",
+        "all_gather",
+        "broadcast",
+        "reduce",
+        "gather",
+        "scatter",
+        "reduce_scatter",
+        "all_to_all_single",
+        "all_gather_into_tensor",
+        "reduce_scatter_tensor",
+        "send",
+        "recv",
+        "barrier",
+    ):
         patch(dist, name, collective)
     patch(dist, "get_world_size", lambda *a, **k: 1)
     patch(dist, "get_rank", lambda *a, **k: 0)
