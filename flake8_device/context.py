@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from flake8_device.analysis import patterns
 from flake8_device.analysis.classes import ClassInfo, ClassTable
@@ -17,10 +19,16 @@ from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
 from flake8_device.model import Fix, InsertImport
 from flake8_device.source import LineIndex
+from flake8_device.units import SparseSource
 
 if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
+
+    from flake8_device.analysis.bindings import FileBindings
     from flake8_device.analysis.deepspeed import DeepSpeedConfigUse
     from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.types import TypeEvidence
+    from flake8_device.proof import FixProof
     from flake8_device.rule import Rule
     from flake8_device.versions import ResolvedVersion
 
@@ -52,6 +60,8 @@ class FileContext:
     flow_ranges: list[tuple[int, int]] | None = None
     # The checked file (None when unknown): where the project's pinned versions are looked up.
     path: str | None = None
+    # The kept lines LibCST parsed (None: the whole file): maps its lines back to the file's.
+    sparse: SparseSource | None = None
     reports: list[Report] = field(default_factory=list)
     # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
@@ -150,6 +160,38 @@ class FileContext:
         from flake8_device.analysis.flow import FlowAnalysis
 
         return FlowAnalysis(self)
+
+    # -- positions and proofs (for fixes) -------------------------------------------------
+    @cached_property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Where each node of the parsed code is (lines of the parsed text: see ``original_line``)."""
+        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def original_line(self, line: int) -> int:
+        return self.sparse.original_line(line) if self.sparse is not None else line
+
+    @cached_property
+    def bindings(self) -> FileBindings | None:
+        """Definite bindings and reaching definitions of the whole file (None without its text)."""
+        from flake8_device.analysis.bindings import FileBindings
+
+        if self.tree is None:
+            return None
+        text = self.index.text if self.index is not None else self.module.code
+        return FileBindings(self.tree, text)
+
+    @cached_property
+    def proof(self) -> FixProof:
+        from flake8_device.proof import FixProof
+
+        return FixProof(self)
+
+    @cached_property
+    def types(self) -> TypeEvidence | None:
+        from flake8_device.analysis.types import TypeEvidence
+
+        bindings = self.bindings
+        return TypeEvidence(bindings, self.symbols, self.classes) if bindings is not None else None
 
     @cached_property
     def deepspeed_configs(self) -> list[DeepSpeedConfigUse]:

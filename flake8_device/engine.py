@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
-from flake8_device import noqa, walk
+from flake8_device import fixes, noqa, walk
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
 from flake8_device.context import FileContext, Report
-from flake8_device.model import FixSafety, InsertImport, ReplaceNode, TextEdit, Violation
+from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode, SwapStatements, TextEdit, Violation
 from flake8_device.rule import Rule
 from flake8_device.source import LineIndex
 from flake8_device.units import Marker, MarkerSpec, SparseSource, UnitIndex
@@ -45,6 +45,8 @@ class _FileScope:
     flow_ranges: list[tuple[int, int]] | None
     # The checked file, when known: where the project's pinned versions are looked up.
     path: str | None = None
+    # Lines no fix may cross (a notebook cell's first line, in the program of all cells).
+    boundaries: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -107,9 +109,18 @@ class Engine:
 
     # -- linting --------------------------------------------------------------
     def lint(
-        self, text: str, *, tree: ast.Module | None = None, honour_noqa: bool = False, path: str | None = None
+        self,
+        text: str,
+        *,
+        tree: ast.Module | None = None,
+        honour_noqa: bool = False,
+        path: str | None = None,
+        cell_markers: Collection[str] = (),
     ) -> LintResult:
-        """Lint ``text``; ``path`` (when known) is where the project's pins are looked up from."""
+        """Lint ``text``; ``path`` (when known) is where the project's pins are looked up from.
+
+        ``cell_markers`` are the lines (without line ends) that open a notebook cell in a
+        program made of a notebook's cells: no fix may move code across one."""
         if tree is None:
             tree, error = parse_ast(text)
             if tree is None:
@@ -130,7 +141,10 @@ class Engine:
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
-        scope = _FileScope(tree, symbols, index, flow_ranges, path)
+        boundaries = frozenset(
+            number for number, line in enumerate(text.splitlines(), start=1) if line in cell_markers
+        ) if cell_markers else frozenset()
+        scope = _FileScope(tree, symbols, index, flow_ranges, path, boundaries)
         result = self._run_rules(module, sparse, scope, candidates)
         if honour_noqa and result.violations:
             result.violations = noqa.filter_violations(text, result.violations)
@@ -192,21 +206,29 @@ class Engine:
     ) -> LintResult:
         result = LintResult()
         try:
-            reports = self._walk(module, scope, rules)
+            ctx = self._walk(module, sparse, scope, rules)
+            reports = ctx.reports
         except Exception:  # noqa: BLE001 - isolate the failing rule, keep the others
             reports = []
             for rule in rules:
                 try:
-                    reports.extend(self._walk(module, scope, [rule]))
+                    ctx = self._walk(module, sparse, scope, [rule])
+                    reports.extend(ctx.reports)
                 except RecursionError:
                     result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
                 except Exception as error:  # noqa: BLE001
                     result.internal_errors.append(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
         if reports:
-            result.violations = self._violations(module, sparse, scope.index, reports)
+            try:
+                result.violations = self._violations(ctx, scope, reports)
+            except RecursionError:
+                result.internal_errors.append("fixes skipped: too deeply nested")
+                result.violations = self._violations(ctx, scope, reports, prove=False)
         return result
 
-    def _walk(self, module: cst.Module, scope: _FileScope, rules: Iterable[type[Rule]]) -> list[Report]:
+    def _walk(
+        self, module: cst.Module, sparse: SparseSource, scope: _FileScope, rules: Iterable[type[Rule]]
+    ) -> FileContext:
         # Imports and classes met inside functions are added to ``symbols`` during the
         # walk; adding them again on a retry changes nothing.
         ctx = FileContext(
@@ -217,6 +239,7 @@ class Engine:
             index=scope.index,
             flow_ranges=scope.flow_ranges,
             path=scope.path,
+            sparse=sparse,
         )
         instances = [rule(ctx) for rule in rules]
         table = walk.visitor_table(r.bound_visitors() for r in instances)
@@ -236,13 +259,16 @@ class Engine:
                 scopes.pop()
 
         walk.walk(module, table, before_visit, after_leave, leave_types=_SCOPE_TYPES)
-        return ctx.reports
+        return ctx
 
     # -- positions and fixes ----------------------------------------------------
     def _violations(
-        self, module: cst.Module, sparse: SparseSource, index: LineIndex, reports: list[Report]
+        self, ctx: FileContext, scope: _FileScope, reports: list[Report], *, prove: bool = True
     ) -> list[Violation]:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        sparse, index = ctx.sparse, scope.index
+        assert sparse is not None
+        positions = ctx.positions
+        layout = _Layout(index, scope.boundaries)
         seen: set[tuple[int, int, str]] = set()
         violations: list[Violation] = []
         for report in reports:
@@ -257,11 +283,18 @@ class Engine:
                 continue
             seen.add(key)
             edits: tuple[TextEdit, ...] = ()
-            title = None
+            title = reason = subject = None
             safety = FixSafety.NONE
-            if report.fix is not None:
-                title, safety = report.fix.title, report.fix.safety
-                edits = self._text_edits(sparse, index, positions, report)
+            fix = report.fix
+            if fix is not None:
+                if prove:
+                    fix = ctx.proof.verify(fix)
+                title, safety, reason = fix.title, fix.safety, fix.reason
+                edits = self._text_edits(sparse, layout, positions, fix)
+                if edits and safety.applies(unsafe_fixes=True) and layout.crosses_boundary(edits):
+                    safety, reason = FixSafety.DISPLAY_ONLY, "it would move code across a notebook cell boundary"
+                if fix.subject is not None and prove:
+                    subject = ctx.proof.subject_key(fix.subject)
             violations.append(
                 Violation(
                     line=line,
@@ -273,15 +306,17 @@ class Engine:
                     text_edits=edits,
                     end_line=end_line,
                     end_col=where.end.column,
+                    fix_reason=reason,
+                    fix_subject=subject,
                 )
             )
         violations.sort()
         return violations
 
     def _text_edits(
-        self, sparse: SparseSource, index: LineIndex, positions: Mapping[cst.CSTNode, CodeRange], report: Report
+        self, sparse: SparseSource, layout: _Layout, positions: Mapping[cst.CSTNode, CodeRange], fix: Fix
     ) -> tuple[TextEdit, ...]:
-        assert report.fix is not None
+        index = layout.index
 
         def span(node: cst.CSTNode, *, outer: bool) -> tuple[int, int] | None:
             """Offsets of ``node`` in the original text; ``outer`` includes its own parentheses."""
@@ -300,8 +335,15 @@ class Engine:
                 return None  # the node spans dropped lines: never edit blind
             return index.offset(start_line, where.start.column), index.offset(end_line, where.end.column)
 
+        def lines(node: cst.CSTNode) -> tuple[int, int] | None:
+            where = positions.get(node)
+            if where is None:
+                return None
+            first, last = sparse.original_line(where.start.line), sparse.original_line(where.end.line)
+            return (first, last) if last - first == where.end.line - where.start.line else None
+
         edits: list[TextEdit] = []
-        for edit in report.fix.edits:
+        for edit in fix.edits:
             if isinstance(edit, ReplaceNode):
                 # The replaced span takes the node's own parentheses; copied parts do not,
                 # so ``(a + 1).numpy()`` can become ``(a + 1).cpu().numpy()``.
@@ -322,16 +364,29 @@ class Engine:
                 insertion = import_insertion(index, edit.statement)
                 if insertion is not None:
                     edits.append(insertion)
+            elif isinstance(edit, SwapStatements):
+                upper, lower = lines(edit.first), lines(edit.second)
+                if upper is None or lower is None:
+                    return ()
+                first, second = layout.block(*upper), layout.block(*lower)
+                new_first, new_second = fixes.swapped(index.text, first, second)
+                edits += [TextEdit(first[0], first[1], new_first), TextEdit(second[0], second[1], new_second)]
         return tuple(edits)
 
     # -- fixing -------------------------------------------------------------------
     def fix(
-        self, text: str, *, unsafe_fixes: bool = False, honour_noqa: bool = True, path: str | None = None
+        self,
+        text: str,
+        *,
+        unsafe_fixes: bool = False,
+        honour_noqa: bool = True,
+        path: str | None = None,
+        cell_markers: Collection[str] = (),
     ) -> FixResult:
         applied = 0
         refused: list[str] = []
         for _ in range(MAX_FIX_ROUNDS):
-            result = self.lint(text, honour_noqa=honour_noqa, path=path)
+            result = self.lint(text, honour_noqa=honour_noqa, path=path, cell_markers=cell_markers)
             chosen = choose_edits(
                 v for v in result.violations if v.fixable and v.fix_safety.applies(unsafe_fixes=unsafe_fixes)
             )
@@ -354,7 +409,8 @@ class Engine:
                 )
             if not progress:
                 break
-        return FixResult(text, applied, self.lint(text, honour_noqa=honour_noqa, path=path), refused)
+        remaining = self.lint(text, honour_noqa=honour_noqa, path=path, cell_markers=cell_markers)
+        return FixResult(text, applied, remaining, refused)
 
 
 def _overlap(a: TextEdit, b: TextEdit) -> bool:
@@ -368,15 +424,48 @@ def _overlap(a: TextEdit, b: TextEdit) -> bool:
 
 
 def choose_edits(violations: Iterable[Violation]) -> list[Violation]:
-    """Fixes whose edits do not overlap, earliest first (later ones wait for the next round)."""
+    """Fixes whose edits do not overlap, earliest first (later ones wait for the next round).
+
+    Fixes of the same value (two rules seeing one unmoved tensor) are applied one per
+    round too: after the first, the value is repaired and the other finding is gone."""
     chosen: list[Violation] = []
     taken: list[TextEdit] = []
+    subjects: set[str] = set()
     for violation in sorted(violations, key=lambda v: min(e.start for e in v.text_edits)):
+        if violation.fix_subject is not None and violation.fix_subject in subjects:
+            continue
         if any(_overlap(edit, other) for edit in violation.text_edits for other in taken):
             continue
         chosen.append(violation)
         taken.extend(violation.text_edits)
+        if violation.fix_subject is not None:
+            subjects.add(violation.fix_subject)
     return chosen
+
+
+class _Layout:
+    """The original text's lines as fixes see them: comment lines, and notebook cell boundaries."""
+
+    def __init__(self, index: LineIndex, boundaries: frozenset[int]) -> None:
+        self.index = index
+        self.boundaries = boundaries
+        self._comments: frozenset[int] | None = None
+
+    def block(self, first: int, last: int) -> tuple[int, int]:
+        """A statement's lines with the comment lines right above it, as offsets."""
+        if self._comments is None:
+            self._comments = fixes.comment_lines(self.index.text)
+        return fixes.statement_block(self.index, first, last, self._comments, self.boundaries)
+
+    def crosses_boundary(self, edits: Sequence[TextEdit]) -> bool:
+        """Do the edits (imports aside) span the first line of a notebook cell?"""
+        if not self.boundaries:
+            return False
+        spans = [e for e in edits if not (e.start == e.end and e.text.lstrip().startswith(("import ", "from ")))]
+        if not spans:
+            return False
+        start, end = min(e.start for e in spans), max(e.end for e in spans)
+        return any(start <= self.index.starts[line - 1] < end for line in self.boundaries)
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:

@@ -38,6 +38,8 @@ class Finding:
     fix_title: str | None = None
     fix_safety: FixSafety = FixSafety.NONE
     fixable: bool = False
+    # Why the fix is not applied by `--fix` (unsafe or display-only), when it depends on the finding.
+    fix_reason: str | None = None
     # For notebooks: the cell (1-based, counting every cell), the line is within that
     # cell, and ``file_line`` is the line of the .ipynb file holding that source line.
     cell: int | None = None
@@ -68,6 +70,7 @@ class Finding:
             fix_title=violation.fix_title,
             fix_safety=violation.fix_safety,
             fixable=violation.fixable,
+            fix_reason=violation.fix_reason,
             cell=cell,
             file_line=file_line,
             end_line=violation.end_line,
@@ -158,6 +161,7 @@ def json_document(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> l
                 "title": finding.fix_title,
                 "safety": finding.fix_safety.value,
                 "applied_by": _applied_by(finding),
+                "reason": finding.fix_reason,
             },
         }
         if finding.cell is not None:

@@ -54,16 +54,47 @@ class InsertImport:
     statement: str
 
 
-Edit = Union[ReplaceNode, InsertImport]
+@dataclass(frozen=True)
+class SwapStatements:
+    """Exchange two adjacent one-statement lines of one block, each with its comments.
+
+    Whole lines move: the statement's own trailing comment (``# noqa: E501``,
+    ``# type: ignore[...]``) and the comment lines right above it (no blank line
+    between) travel with it; blank lines stay where they are.  ``shared`` names the
+    values both statements may read and write (the batch a transform and its move
+    both rebind); any other dependency between them refuses the swap.
+    """
+
+    first: cst.SimpleStatementLine
+    second: cst.SimpleStatementLine
+    shared: frozenset[str] = frozenset()
+
+
+Edit = Union[ReplaceNode, InsertImport, SwapStatements]
 
 
 @dataclass(frozen=True)
 class Fix:
-    """A fix is data: the edits, how safe they are, and a one-line description."""
+    """A fix is data: the edits, how safe they are, and a one-line description.
+
+    A fix the rule offers as safe (or unsafe) is still checked before it is
+    offered (see :mod:`flake8_device.proof`): every name it inserts must be
+    bound where it runs, and still hold what it held at ``source``.  A fix
+    that fails is downgraded to display-only, with ``reason`` saying why; a rule
+    that downgrades a fix itself gives its reason too.
+    """
 
     title: str
     safety: FixSafety
     edits: tuple[Edit, ...]
+    # Why the fix is not applied by `--fix` (unsafe or display-only), for `--explain`-style output.
+    reason: str | None = None
+    # Where the expression the fix inserts was copied from (the move that ``.to(device)``
+    # repeats): its names must have the same definitions at the edit as there.
+    source: cst.CSTNode | None = None
+    # The value the fix repairs (a tensor's name): when two rules fix the same value, one
+    # fix is applied at a time (and the other, re-checked, usually disappears).
+    subject: cst.BaseExpression | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +120,10 @@ class Violation:
     # Where the reported node ends (the column is 0-based and exclusive); None when unknown.
     end_line: int | None = field(default=None, compare=False)
     end_col: int | None = field(default=None, compare=False)
+    # Why the fix is unsafe or display-only, when that depends on this finding (see Fix.reason).
+    fix_reason: str | None = field(default=None, compare=False)
+    # Fixes with the same subject repair the same value: applied one per round.
+    fix_subject: str | None = field(default=None, compare=False)
 
     @property
     def fixable(self) -> bool:

@@ -338,6 +338,11 @@ class Program:
     cells: list[_ProgramCell]
     warnings: list[str]
 
+    @property
+    def cell_markers(self) -> list[str]:
+        """The sentinel lines (without line ends) that open each cell: no fix may cross one."""
+        return [program_cell.sentinel.rstrip("\n") for program_cell in self.cells]
+
     def line_map(self) -> list[tuple[_ProgramCell, int] | None]:
         """For each line of the program: its cell and its line there (1-based); None for sentinels."""
         mapping: list[tuple[_ProgramCell, int] | None] = []
@@ -461,7 +466,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     report = NotebookReport(warnings=list(program.warnings), sources={c.number: c.text for c in notebook.cells})
     if not program.cells:
         return report
-    result = engine.lint(program.text, honour_noqa=True, path=label)
+    result = engine.lint(program.text, honour_noqa=True, path=label, cell_markers=program.cell_markers)
     report.error = result.error
     report.internal_errors = list(result.internal_errors)
     mapping = program.line_map()
@@ -497,7 +502,7 @@ def fix_notebook(engine: Engine, data: bytes, label: str, *, unsafe_fixes: bool 
     program = build_program(notebook, label)
     if not program.cells:
         return NotebookFix(data, 0, NotebookReport(warnings=list(program.warnings)))
-    fixed = engine.fix(program.text, unsafe_fixes=unsafe_fixes, path=label)
+    fixed = engine.fix(program.text, unsafe_fixes=unsafe_fixes, path=label, cell_markers=program.cell_markers)
     mapping = program.line_map()
     refused = []
     for message in fixed.refused:

@@ -111,13 +111,25 @@ class Rule:
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, **fields: Any) -> None:
         self.ctx.add_report(self, node, fix, fields)
 
-    def make_fix(self, *edits: Any, safety: FixSafety | None = None, **fields: Any) -> Fix:
-        """A fix with this rule's title and safety (overridable, e.g. down to display-only)."""
+    def make_fix(
+        self,
+        *edits: Any,
+        safety: FixSafety | None = None,
+        reason: str | None = None,
+        source: cst.CSTNode | None = None,
+        subject: cst.BaseExpression | None = None,
+        **fields: Any,
+    ) -> Fix:
+        """A fix with this rule's title and safety (overridable, e.g. down to display-only, with
+        the ``reason``); ``source`` and ``subject`` are what the proof checks (see :class:`Fix`)."""
         assert self.fix_title is not None, f"{self.code} has no fix title"
         return Fix(
-            title=self.fix_title.format(**fields),
+            title=" ".join(self.fix_title.format(**fields).split()),
             safety=safety or self.fix_safety,
             edits=tuple(edits),
+            reason=reason,
+            source=source,
+            subject=subject,
         )
 
     # -- class-level helpers used by the registry, docs and the walker -------

@@ -272,8 +272,11 @@ def test_module_inputs_in_forward() -> None:
     assert [type(e).__name__ for e in analysis.events] == ["HostMeetsInput", "HostMeetsInput"]
 
 
-def test_comprehensions_and_lambdas_are_not_followed() -> None:
-    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == []
+def test_comprehensions_are_followed_and_make_containers() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == ["Mix"]
+    env = module_env("batch = {'x': torch.ones(3)}\nmoved = {k: v.to(device) for k, v in batch.items()}")
+    assert env["moved"].kind is Kind.CONTAINER
+    assert [e.kind for e in env["moved"].elements] == [Kind.ACCEL]
 
 
 def test_deep_nesting_does_not_blow_up() -> None:

@@ -45,10 +45,27 @@ def test_json(project: Path) -> None:
     first = items[1]
     assert first["name"] == "submodule-assigned-after-move"
     assert first["message"].startswith("`nn.Linear(2, 2)` is attached to `model`")
-    assert first["fix"] == {"title": "Move it too: `.to(device)`", "safety": "safe", "applied_by": "--fix"}
+    assert first["fix"] == {
+        "title": "Move it too: `.to(device)`",
+        "safety": "safe",
+        "applied_by": "--fix",
+        "reason": None,
+    }
     assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (7, 14, 7, 29)
     assert first["url"] == rule_url("DEV101") == f"{PROJECT_URL}/blob/main/docs/rules.md#dev101"
     assert "Found 3 findings; 3 fixable with --fix." in result.stderr
+
+
+def test_json_says_why_a_fix_is_withheld(tmp_path: Path) -> None:
+    write(
+        tmp_path / "later.py",
+        "import torch\nfrom torch import nn\n\n"
+        "def build():\n    model = nn.Linear(4, 2)\n    model.to(device)\n    model.head = nn.Linear(2, 2)\n"
+        "    device = 'cpu'\n",
+    )
+    (item,) = json.loads(run("--format", "json", "later.py", cwd=tmp_path).stdout)
+    assert item["fix"]["safety"] == "display-only" and item["fix"]["applied_by"] is None
+    assert item["fix"]["reason"] == "`device` is a local of `build` assigned only later (line 8)"
 
 
 def test_json_and_sarif_are_documents_even_when_clean(tmp_path: Path) -> None:

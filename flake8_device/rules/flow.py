@@ -7,15 +7,20 @@ of them looks at the code itself beyond building its fix.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.analysis.types import Evidence
+from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
+
+if TYPE_CHECKING:
+    from flake8_device.context import FileContext
 
 
 def describe_host(rule: Rule, value: Value) -> str:
@@ -174,11 +179,13 @@ class TensorCreatedWithoutDevice(Rule):
     ```
 
     ## Fix safety
-    Safe when the tensor meets a named input (`x + torch.zeros(n)` becomes
-    `torch.zeros(n, device=x.device)`): it is created where its partner
-    already is. When it meets the module's parameters (`self.emb(pos)`), the
-    fix uses the device of the function's first tensor input, which is where a
-    model's inputs normally are but not guaranteed; that fix is unsafe.
+    Safe when the tensor meets a named input that is already bound where the
+    tensor is made (`x + torch.zeros(n)` becomes `torch.zeros(n,
+    device=x.device)`): it is created where its partner already is. When it
+    meets the module's parameters (`self.emb(pos)`), or a partner bound only
+    later, the fix uses the device of the function's first tensor input, which
+    is where a model's inputs normally are but not guaranteed; that fix is
+    unsafe, and withheld when the input was rebound before that line.
     """
 
     code = "DEV202"
@@ -219,16 +226,50 @@ class TensorCreatedWithoutDevice(Rule):
         if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(factory, "device") is not None:
             return None
         partner = event.partner.expr
-        safety = FixSafety.SAFE
+        proof = self.ctx.proof
         if isinstance(partner, cst.Name) and event.partner.value.module is not True:
             device = f"{partner.value}.device"
+            unbound = proof.unbound(device, at=factory)
+            if unbound is None:
+                replaced, parts = patterns.keyword_added(factory, "device", device)
+                return self.make_fix(ReplaceNode(replaced, *parts), device=device)
         else:
-            first = _first_tensor_input(event.function, self)
-            if first is None:
-                return None
-            device, safety = f"{first}.device", FixSafety.UNSAFE
+            unbound = None
+        # Where the function's inputs are: right for ordinary model code, but not proven.
+        first = _first_tensor_input(event.function, self)
+        if first is None:
+            return None
+        device = f"{first}.device"
+        if proof.rebound_since_entry(first, at=factory):
+            reason = f"`{first}` is rebound before this line, so its device is not known here"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, device=device)
+        reason = "the input's device is where model inputs normally are, not where this partner is proven to be"
+        if unbound is not None:
+            reason = f"{unbound}; the function's input is used instead"
         replaced, parts = patterns.keyword_added(factory, "device", device)
-        return self.make_fix(ReplaceNode(replaced, *parts), safety=safety, device=device)
+        return self.make_fix(ReplaceNode(replaced, *parts), safety=FixSafety.UNSAFE, reason=reason, device=device)
+
+
+def _enclosing_function(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The innermost function around ``node`` (rules reading flow events run outside the walk's scopes)."""
+    from flake8_device.analysis.flow import functions_with_owners
+
+    point = ctx.proof.point(node)
+    best = None
+    for function in functions_with_owners(ctx.module):
+        where = ctx.positions.get(function)
+        if where is None or point is None:
+            continue
+        start, end = (ctx.original_line(where.start.line), 0), (ctx.original_line(where.end.line), where.end.column)
+        if start <= point <= end:
+            best = function  # functions come outer before inner
+    return best
+
+
+def _owner_class(ctx: FileContext, function: cst.FunctionDef | None) -> cst.ClassDef | None:
+    from flake8_device.analysis.flow import functions_with_owners
+
+    return functions_with_owners(ctx.module).get(function) if function is not None else None
 
 
 def _names_the_cpu(node: cst.BaseExpression) -> bool:
@@ -284,7 +325,12 @@ class DiscardedMove(Rule):
 
     ## Fix safety
     Safe: the fix binds the moved tensor back to the same name, which is what
-    the statement was written to do.
+    the statement was written to do. It is withheld (shown, with the reason)
+    where the assignment might fail or change more than the tensor: an item of
+    a container not known to be a list or dict (a tuple batch), a field of an
+    object not known to accept it (a named tuple), a registered parameter (its
+    moved copy is a plain tensor), or a name the function does not bind
+    (assigning it would make a global local).
     """
 
     code = "DEV203"
@@ -301,10 +347,39 @@ class DiscardedMove(Rule):
             target = self.ctx.describe(event.target)
             fix = None
             if isinstance(event.target, (cst.Name, cst.Attribute, cst.Subscript)):
+                reason = self._unassignable(event.target)
                 fix = self.make_fix(
-                    ReplaceNode(event.statement, event.target, " = ", event.call), target=target, call=call
+                    ReplaceNode(event.statement, event.target, " = ", event.call),
+                    safety=FixSafety.DISPLAY_ONLY if reason else None,
+                    reason=reason,
+                    subject=event.target,
+                    target=target,
+                    call=call,
                 )
             self.report(event.call.func.attr, fix=fix, call=call, target=target)  # type: ignore[attr-defined]
+
+    def _unassignable(self, target: cst.BaseExpression) -> str | None:
+        """Why ``target = <moved>`` might fail: a tuple item, a frozen object's field, a parameter."""
+        if isinstance(target, cst.Name):
+            return None  # the proof checks it does not turn a global into a local
+        types, point = self.ctx.types, self.ctx.proof.point(target)
+        root = patterns.root_name(target)
+        if types is None or point is None or root is None:
+            return f"`{self.ctx.describe(target)}` is not known to accept an assignment"
+        if isinstance(target, cst.Subscript):
+            evidence = types.mutable_container(root, point)
+            return None if evidence else evidence.reason
+        function = self.ctx.current_function or _enclosing_function(self.ctx, target)
+        self_name = patterns.first_param_name(function) if function is not None else None
+        attr = patterns.self_attribute(target, self_name)
+        owner = _owner_class(self.ctx, function)
+        if attr is not None and owner is not None:
+            info = self.ctx.class_info(owner)
+            module = self.ctx.symbols.is_local_module_class(owner.name.value)
+            if info is not None and attr in info.parameters and module:
+                return f"`{self.ctx.describe(target)}` is a registered parameter: a moved copy is a plain tensor"
+            return None
+        return f"`{root}` is not known to accept attribute assignment (a named tuple or frozen object does not)"
 
 
 class ModelInputNotMoved(Rule):
@@ -344,10 +419,14 @@ class ModelInputNotMoved(Rule):
     ```
 
     ## Fix safety
-    Safe for a tensor argument: the fix moves it with the same expression the
-    model was moved with (`.to(device)`), for this call. Whole batches (tuples,
-    dicts, `**batch`) cannot be moved with `.to()`; there the fix is shown but
-    not applied.
+    Safe for an argument known to be a tensor (used like one, or given to a
+    `torch.nn` layer or to a model whose `forward` uses its input like one):
+    the fix moves it to the model's device, with the device expression the
+    model was moved with and nothing else (a dtype in the model's move is not
+    copied onto token ids), for this call. It is shown but not applied for
+    whole batches (tuples, dicts, `**batch`), for arguments not known to be
+    tensors (strings a model tokenises itself), and where the device name was
+    rebound since the model's move.
     """
 
     code = "DEV204"
@@ -369,17 +448,7 @@ class ModelInputNotMoved(Rule):
         for event in self.ctx.flow.events_of(events.InputNotMoved):
             argument = self.ctx.describe(event.argument.expr)
             model = self.ctx.describe(event.model.expr)
-            move = event.model.value.move
-            fix = None
-            if move is not None:
-                safety = None
-                starred = any(a.value is event.argument.expr and a.star for a in event.call.args)
-                if event.argument.value.module is not False or starred:
-                    safety = FixSafety.DISPLAY_ONLY
-                parts = patterns.appended(event.argument.expr, move)
-                fix = self.make_fix(
-                    ReplaceNode(event.argument.expr, *parts), safety=safety, argument=argument, move=move
-                )
+            fix = self._fix(event, argument) if event.model.value.move is not None else None
             origin = event.argument.value.origin
             # As in `describe_host`: a host value whose origin is not a call came from a data loader.
             from_loader = origin is not None and not isinstance(origin, cst.Call)
@@ -391,6 +460,47 @@ class ModelInputNotMoved(Rule):
                 device=device_text(event.model.value),
                 loader=self.ctx.describe(origin) if from_loader and origin is not None else None,
             )
+
+    def _fix(self, event: events.InputNotMoved, argument: str) -> Fix:
+        """The input moved to the model's device (its dtype is the input's own business), where it
+        is known to be a tensor."""
+        expr = event.argument.expr
+        move = fixes.device_move(event.model.value.origin)
+        if move is None:
+            return self._withheld(argument, "the model's move names no device to copy")
+        starred = any(a.value is expr and a.star for a in event.call.args)
+        if event.argument.value.module is not False or starred:
+            return self._withheld(argument, "a whole batch (a tuple, a dict, `**batch`) has no `.to()`")
+        evidence = self._tensor_evidence(event)
+        if not evidence:
+            return self._withheld(argument, evidence.reason or f"`{argument}` is not known to be a tensor")
+        return self.make_fix(
+            ReplaceNode(expr, *patterns.appended(expr, "")[:-1], *move.parts),
+            source=move.source,
+            subject=expr,
+            argument=argument,
+            move=move.text,
+        )
+
+    def _withheld(self, argument: str, reason: str) -> Fix:
+        return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, argument=argument, move=".to(...)")
+
+    def _tensor_evidence(self, event: events.InputNotMoved) -> Evidence:
+        """The input is a tensor: used like one, or fed to a model that only takes tensors."""
+        types, proof = self.ctx.types, self.ctx.proof
+        point = proof.point(event.argument.expr)
+        if types is None or point is None:
+            return Evidence(False, "the input's type is not known")
+        expr = event.argument.expr
+        if isinstance(expr, cst.Name) and types.is_tensor(expr.value, point):
+            return Evidence(True)
+        origin = event.model.value.origin
+        where = proof.point(origin) if origin is not None else None
+        model_class = types.class_of(self.ctx.code_for(origin), where) if origin is not None and where else None
+        evidence = types.takes_tensors(model_class)
+        if evidence:
+            return evidence
+        return Evidence(False, f"`{self.ctx.describe(expr)}` is not known to be a tensor ({evidence.reason})")
 
 
 class NumpyOnAccelerator(Rule):
@@ -431,7 +541,10 @@ class NumpyOnAccelerator(Rule):
     ## Fix safety
     Safe: `.cpu()` copies the values to host memory, which `.numpy()` needs;
     `.detach()` is added too where the tensor may require grad (a model output
-    outside `torch.no_grad()`), which `.numpy()` also needs.
+    outside `torch.no_grad()`), which `.numpy()` also needs. For
+    `np.asarray(x)` the value must be known to be a tensor (made by torch, or
+    the output of a `torch.nn` layer); a model output of another kind (a dict)
+    gets the fix shown, not applied.
     """
 
     code = "DEV205"
@@ -448,10 +561,26 @@ class NumpyOnAccelerator(Rule):
             tensor = self.ctx.describe(event.tensor.expr)
             detached = ".detach()" in self.ctx.code_for(event.tensor.expr)
             insert = ".detach().cpu()" if event.tensor.value.grad and not detached else ".cpu()"
+            # ``x.numpy()`` is a tensor's method; ``np.asarray(x)`` takes anything (a dict of outputs).
+            reason = None if patterns.method_name(event.call) == "numpy" else self._not_a_tensor(event.tensor.expr)
             fix = self.make_fix(
-                ReplaceNode(event.tensor.expr, *patterns.appended(event.tensor.expr, insert)), insert=insert
+                ReplaceNode(event.tensor.expr, *patterns.appended(event.tensor.expr, insert)),
+                safety=FixSafety.DISPLAY_ONLY if reason else None,
+                reason=reason,
+                insert=insert,
             )
             self.report(event.anchor, fix=fix, tensor=tensor, device=device_text(event.tensor.value))
+
+    def _not_a_tensor(self, expr: cst.BaseExpression) -> str | None:
+        types, point = self.ctx.types, self.ctx.proof.point(expr)
+        if types is None or point is None:
+            return "the value is not known to be a tensor"
+        if patterns.factory_expression(expr, self.ctx.symbols, host_only=False) is not None:
+            return None
+        if isinstance(expr, cst.Name):
+            evidence = types.is_tensor(expr.value, point)
+            return None if evidence else evidence.reason
+        return f"`{self.ctx.describe(expr)}` is not known to be a tensor"
 
 
 class TransformBeforeMove(Rule):
@@ -494,9 +623,12 @@ class TransformBeforeMove(Rule):
     ## Fix safety
     Safe when the two statements are adjacent and the transform has no
     parameters of its own (a kornia or torchvision v2 transform, or a
-    transform-named callable): the fix swaps them. A module with weights would
-    have to be moved too, and statements that are not adjacent may depend on
-    what is between them; there the fix is shown but not applied.
+    transform-named callable): the fix swaps the two lines, each with its own
+    comments (a trailing `# noqa` or `# type: ignore` and the comment lines
+    right above it). A module with weights would have to be moved too,
+    statements that are not adjacent may depend on what is between them, and
+    in a notebook no statement moves across cells; there the fix is shown but
+    not applied.
     """
 
     code = "DEV206"
@@ -516,12 +648,18 @@ class TransformBeforeMove(Rule):
             parameter_free = callee.transform or callee.kind is Kind.UNKNOWN
             safety = None if swappable and parameter_free else FixSafety.DISPLAY_ONLY
             fix = self.make_fix(
-                ReplaceNode(first.body[0], second.body[0]),
-                ReplaceNode(second.body[0], first.body[0]),
+                SwapStatements(first, second, frozenset({event.name})),
                 safety=safety,
+                reason=None if safety is None else _swap_reason(swappable, transform),
                 name=event.name,
             )
             self.report(event.transform_call.func, fix=fix, transform=transform, name=event.name)
+
+
+def _swap_reason(swappable: bool, transform: str) -> str:
+    if not swappable:
+        return "the statements are not next to each other: what lies between may depend on their order"
+    return f"`{transform}` may hold weights of its own, which would have to move to the device too"
 
 
 class HardcodedCudaInModule(Rule):
@@ -565,8 +703,8 @@ class HardcodedCudaInModule(Rule):
     Unsafe: the fix uses the device of the method's first tensor input (or
     `self.device` in a Lightning module), which is where the module's inputs
     live in ordinary use but can differ from what the code forced before.
-    Where no such input exists (e.g. in `__init__`) the fix is shown but not
-    applied.
+    Where no such input exists (e.g. in `__init__`), or the input was rebound
+    before that line, the fix is shown but not applied.
     """
 
     code = "DEV207"
@@ -584,13 +722,16 @@ class HardcodedCudaInModule(Rule):
         super().__init__(ctx)
         self._handled: set[int] = set()
 
-    def _device(self) -> str | None:
-        """What to use instead of CUDA here: the module's own or an input's device."""
+    def _device(self, at: cst.CSTNode) -> str | None:
+        """What to use instead of CUDA at ``at``: the module's own or an input's device (an input
+        still holding what the caller passed)."""
         owner = self.ctx.current_class
         if owner is not None and self.ctx.symbols.is_lightning_module_class(owner.name.value):
             return "self.device"
         first = _first_tensor_input(self.ctx.current_function, self)
-        return f"{first}.device" if first else None
+        if first is None or self.ctx.proof.rebound_since_entry(first, at=at):
+            return None
+        return f"{first}.device"
 
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._handled or not self.ctx.in_method_of_module():
@@ -602,7 +743,7 @@ class HardcodedCudaInModule(Rule):
         if method == "cuda":
             base = patterns.receiver(node)
             assert base is not None
-            device = self._device()
+            device = self._device(node)
             replacement = patterns.appended(base, f".to({device})") if device else None
             self._report(node.func.attr, node, replacement, device)  # type: ignore[attr-defined]
             return
@@ -619,7 +760,7 @@ class HardcodedCudaInModule(Rule):
         for value in candidates:
             if _is_cuda_device(value, self) or _is_cuda_literal(value):
                 self._handled.add(id(value))
-                device = self._device()
+                device = self._device(node)
                 self._report(value, value, (device,) if device else None, device)
 
     def _report(
@@ -633,7 +774,9 @@ class HardcodedCudaInModule(Rule):
             fix = self.make_fix(ReplaceNode(replaced, *replacement), device=f"`{device}`")
         else:
             fix = self.make_fix(
-                safety=FixSafety.DISPLAY_ONLY, device="an input's `.device` or `next(self.parameters()).device`"
+                safety=FixSafety.DISPLAY_ONLY,
+                reason="no tensor input holds its caller's value here to take the device from",
+                device="an input's `.device` or `next(self.parameters()).device`",
             )
         self.report(anchor, fix=fix, code=self.ctx.describe(replaced))
 

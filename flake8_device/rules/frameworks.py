@@ -52,7 +52,13 @@ def _factory_device_fix(rule: Rule, origin: cst.CSTNode | None, device: str | No
     ):
         replaced, parts = patterns.keyword_added(origin, "device", device)
         return rule.make_fix(ReplaceNode(replaced, *parts), device=device, **fields)
-    return rule.make_fix(safety=FixSafety.DISPLAY_ONLY, device=device or "the device of this process", **fields)
+    if device is None:
+        reason = "no device variable is known to be bound where the tensor is made"
+    else:
+        reason = "the tensor is not made by a factory in sight (it may have been moved to the CPU)"
+    return rule.make_fix(
+        safety=FixSafety.DISPLAY_ONLY, reason=reason, device=device or "the device of this process", **fields
+    )
 
 
 class SyncDistOnHostTensor(Rule):
@@ -250,9 +256,9 @@ class CollectiveOnHostTensor(Rule):
 
     ## Fix safety
     Safe when the tensor is made by a factory in sight and a device variable
-    is in scope (`device`, `self.device` in a Lightning module, a module-level
-    `device`): the tensor is created there. Otherwise the fix is shown but not
-    applied.
+    is certainly bound where it is made (`device`, `self.device` in a
+    Lightning module, a module-level `device` defined before the code runs):
+    the tensor is created there. Otherwise the fix is shown but not applied.
     """
 
     code = "DEV503"
@@ -271,8 +277,11 @@ class CollectiveOnHostTensor(Rule):
         owners = functions_with_owners(self.ctx.module)
         for event in found:
             owner = owners.get(event.function) if event.function is not None else None
-            device = device_variable(self.ctx, event.function, owner, event.call)
-            fix = _factory_device_fix(self, event.tensor.value.origin, device)
+            origin = event.tensor.value.origin
+            # The device must be known where the tensor is made, not only at the collective.
+            place = origin if isinstance(origin, cst.Call) else event.call
+            device = device_variable(self.ctx, event.function, owner, place)
+            fix = _factory_device_fix(self, origin, device)
             self.report(
                 event.tensor.expr,
                 fix=fix,
@@ -288,6 +297,8 @@ class WrappedModuleNotMoved(Rule):
     Finds a module built in the same function (or script), never moved, and
     wrapped by `DistributedDataParallel` with `device_ids` (or in a file that
     initialises `nccl`), or by `DataParallel` and not moved afterwards either.
+    A job that may run on the `gloo` backend (named in the same function or
+    script), with no literal `device_ids`, is a CPU job: not reported.
 
     ## Why is this bad?
     `DistributedDataParallel` checks the module's device when it is built:
@@ -352,6 +363,9 @@ class WrappedModuleNotMoved(Rule):
             ids = device_ids.value if device_ids is not None else None
             if isinstance(ids, cst.Name) and ids.value == "None":
                 ids = None
+            if wrapper == "DistributedDataParallel" and not isinstance(ids, (cst.List, cst.Tuple)):
+                if self._may_use_gloo(event.function):
+                    continue  # a CPU job (gloo) wraps CPU modules, with no device ids
             if wrapper == "DistributedDataParallel":
                 if ids is None:
                     nccl = initialises_nccl(self.ctx.tree) if nccl is None else nccl
@@ -365,6 +379,16 @@ class WrappedModuleNotMoved(Rule):
                     continue
                 why = "`DataParallel` needs it on `device_ids[0]` at the first forward, and it is never moved"
             self._report(event, wrapper, ids, why)
+
+    def _may_use_gloo(self, function: cst.FunctionDef | None) -> bool:
+        """Does the wrapping function (or the script) name the ``gloo`` backend (``"nccl" if ... else
+        "gloo"``)? Such a job may run on CPUs, where a module on the CPU is what DDP expects."""
+        scopes: list[cst.CSTNode] = [self.ctx.module] if function is None else [function, self.ctx.module]
+        return any(
+            isinstance(node, cst.SimpleString) and patterns.string_value(node) == "gloo"
+            for scope in scopes
+            for node in self.ctx.scope_nodes(scope)
+        )
 
     def _never_moved_after(self, event: events.WrappedUnmoved) -> bool:
         """``model = DataParallel(model)`` whose name still holds a host module at the end of its scope."""

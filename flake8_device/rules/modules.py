@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import events
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.analysis.types import RESERVED_KEYS
+from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 
 
@@ -53,10 +57,17 @@ class SubmoduleAssignedAfterMove(Rule):
     ```
 
     ## Fix safety
-    Safe: the fix moves the new object with the same expression the module was
-    moved with (for `nn.Parameter(t)`, the tensor inside, so it stays a
-    parameter). When the earlier moves disagree (different devices in the two
-    branches) no fix is offered.
+    Safe: the fix moves a new submodule with the same expression the module
+    was moved with, and a tensor to the module's device only (`Module.to`
+    casts floating-point state only; `Tensor.to(device, dtype=...)` would cast
+    indices too). A parameter stays a parameter: for `nn.Parameter(t)` the
+    tensor inside is moved, and for a name bound to `nn.Parameter(t)` the
+    tensor is moved where the parameter is made. The fix is withheld (shown,
+    with the reason) when the device name was rebound since the module's move
+    or is not bound where the fix runs, when a name may hold a parameter made
+    in several places, and when what is attached is not known to be a tensor;
+    when the earlier moves disagree (different devices in the two branches) no
+    fix is offered.
     """
 
     code = "DEV101"
@@ -77,20 +88,59 @@ class SubmoduleAssignedAfterMove(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.AttachAfterMove):
             attached = event.attached
-            move = event.owner_value.move
-            fix = None
-            if move is not None:
-                moved = self._moved_part(attached)
-                fix = self.make_fix(ReplaceNode(moved, *patterns.appended(moved, move)), move=move)
+            fix = self._fix(event) if event.owner_value.move is not None else None
             self.report(attached, fix=fix, attached=self.ctx.describe(attached), owner=event.owner)
 
-    def _moved_part(self, attached: cst.BaseExpression) -> cst.BaseExpression:
-        """What to move: the tensor inside ``nn.Parameter(...)`` (so it stays a parameter), else the value."""
-        if isinstance(attached, cst.Call) and self.ctx.symbols.qualify(attached.func) in torch_api.PARAMETER_CLASSES:
+    def _fix(self, event: events.AttachAfterMove) -> Fix:
+        """Move what is attached like its owner: a module with the owner's whole move (``Module.to``
+        casts floating-point state only), a tensor to the owner's device only, a parameter's
+        tensor where the parameter is made (so it stays the same, registered, parameter)."""
+        attached, owner = event.attached, event.owner_value
+        if event.value.module is True:
+            move = owner.move or ""
+            return self.make_fix(
+                ReplaceNode(attached, *patterns.appended(attached, move)),
+                source=owner.origin,
+                subject=event.target_node,
+                move=move,
+            )
+        device = fixes.device_move(owner.origin)
+        if device is None:
+            return self._withheld("the move of the module names no device to copy")
+        target, reason = self._tensor_to_move(attached)
+        if target is None:
+            return self._withheld(reason or "what is attached is not known to be a tensor")
+        return self.make_fix(
+            ReplaceNode(target, *patterns.appended(target, "")[:-1], *device.parts),
+            source=device.source,
+            subject=event.target_node,
+            move=device.text,
+        )
+
+    def _withheld(self, reason: str) -> Fix:
+        return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(...)")
+
+    def _tensor_to_move(self, attached: cst.BaseExpression) -> tuple[cst.BaseExpression | None, str | None]:
+        """The plain tensor to move for ``attached``, or why there is none that is safe to move."""
+        symbols = self.ctx.symbols
+        if isinstance(attached, cst.Call) and symbols.qualify(attached.func) in torch_api.PARAMETER_CLASSES:
             first = patterns.positional(attached, 0)
-            if first is not None:
-                return first.value
-        return attached
+            return (first.value, None) if first is not None else (None, "the parameter holds no tensor to move")
+        if patterns.factory_expression(attached, symbols, host_only=False) is not None:
+            return attached, None
+        types, point = self.ctx.types, self.ctx.proof.point(attached)
+        if not isinstance(attached, cst.Name) or types is None or point is None:
+            return None, f"`{self.ctx.describe(attached)}` is not known to be a plain tensor"
+        made = types.parameter_values(attached.value, point)
+        if made:
+            definitions = types.definitions(attached.value, point)
+            inner = self.ctx.proof.node_at(made[0].args[0], cst.CSTNode) if made[0].args else None
+            if len(definitions) == 1 and inner is not None and isinstance(inner, cst.BaseExpression):
+                return inner, None  # move the tensor where the parameter is made
+            return None, f"`{attached.value}` is an `nn.Parameter`: `.to()` would make it a plain tensor"
+        if types.is_tensor(attached.value, point):
+            return attached, None
+        return None, f"`{attached.value}` is not known to be a plain tensor"
 
 
 class TensorAttributeNotRegistered(Rule):
@@ -141,15 +191,22 @@ class TensorAttributeNotRegistered(Rule):
     Safe. The fix registers the tensor with `persistent=False`, so
     `state_dict()` and checkpoints stay exactly as they were; the tensor now
     follows `.to()`, `.cuda()` and (for floating-point tensors) dtype casts such
-    as `.half()`, like every other buffer. The fix is only offered where it is
-    valid: after `super().__init__()`, for an attribute assigned once in
-    `__init__`.
+    as `.half()`, like every other buffer. A private `self.__mask` is
+    registered under the name Python stores it as (`_Net__mask`). The fix is
+    only offered where it is valid: after `super().__init__()`, for an
+    attribute assigned once in `__init__`; it is withheld (shown, with the
+    reason) where the class or a base class of the file already binds the
+    name in its body (`register_buffer` refuses it) or where another method
+    stores something else than a tensor there (a buffer cannot hold a list).
+    A tensor made with `requires_grad=True` is trainable state: the fix makes
+    it an `nn.Parameter` instead, which is unsafe (it joins `parameters()` and
+    `state_dict()`).
     """
 
     code = "DEV102"
     name = "tensor-attribute-not-registered"
     message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
-    fix_title = "Register `{target}` with `self.register_buffer(..., persistent=False)`"
+    fix_title = "Register `{target}` {how}"
     fix_safety = FixSafety.SAFE
     markers = (r"def __init__\b", marker.ATTRIBUTE_SET_TO_TENSOR)
 
@@ -188,11 +245,42 @@ class TensorAttributeNotRegistered(Rule):
                 and isinstance(statement, cst.Assign)
                 and info.init_assignment_count.get(attr, 0) == 1
             ):
-                fix = self.make_fix(
-                    ReplaceNode(statement, f'{self_name}.register_buffer("{attr}", ', value, ", persistent=False)"),
-                    target=f"{self_name}.{attr}",
-                )
+                fix = self._fix(owner.name.value, assignment)
             self.report(assignment.target, fix=fix, target=f"{self_name}.{attr}")
+
+    def _fix(self, class_name: str, assignment: patterns.AttributeAssignment) -> Fix:
+        """A buffer under the name Python stores the attribute as; a parameter for a tensor that
+        requires grad (trainable state); nothing where the class already binds the name, or
+        stores something else there later."""
+        attr, value, self_name = assignment.attr, assignment.value, assignment.self_name
+        target = f"{self_name}.{attr}"
+        if _requires_grad(value):
+            parameter, imports = self.ctx.spelling("torch.nn.Parameter")
+            return self.make_fix(
+                ReplaceNode(value, f"{parameter}(", value, ")"),
+                *imports,
+                safety=FixSafety.UNSAFE,
+                reason="it requires grad, so it is trainable state: as a parameter it joins `parameters()` "
+                "and `state_dict()`",
+                target=target,
+                how=f"as an `{parameter}`",
+            )
+        how = "with `self.register_buffer(..., persistent=False)`"
+        types = self.ctx.types
+        declared = types.class_declares(class_name, attr) if types is not None else None
+        if declared is not None:
+            reason = f"`{declared}` already binds `{attr}` in its class body: `register_buffer` would refuse it"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        other = types.non_tensor_assignment(class_name, attr) if types is not None else None
+        if other is not None:
+            reason = f"the class also stores `{ast.unparse(other)}` in `{attr}`, which a buffer cannot hold"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        name = fixes.mangled(attr, class_name)
+        return self.make_fix(
+            ReplaceNode(assignment.statement, f'{self_name}.register_buffer("{name}", ', value, ", persistent=False)"),
+            target=target,
+            how=how,
+        )
 
 
 class ModuleListNotRegistered(Rule):
@@ -246,9 +334,12 @@ class ModuleListNotRegistered(Rule):
     ## Fix safety
     Unsafe. Wrapping the container registers its contents, which is the point,
     but it changes `parameters()`, `state_dict()` keys (old checkpoints no
-    longer load without renaming) and what the optimizer trains. A `dict` is
-    only rewritten when all its keys are string literals (`nn.ModuleDict`
-    requires string keys); otherwise the fix is shown but not applied.
+    longer load without renaming) and what the optimizer trains. The fix is
+    shown but not applied where the container is used in a way the wrapper
+    does not support (`.index`, `.get`, `[x] + layers`, passed to a function
+    expecting a `list`), and for a `dict` whose keys are not string literals
+    that `nn.ModuleDict` accepts (no dots, not one of its own attributes such as
+    `"train"` or `"eval"`).
     """
 
     code = "DEV103"
@@ -273,7 +364,7 @@ class ModuleListNotRegistered(Rule):
         for assignment in patterns.attribute_assignments(node):
             if info is not None and info.assignment_count.get(assignment.attr, 0) > 1:
                 continue  # assigned again (often wrapped) elsewhere
-            self._check(assignment.statement, assignment.value, f"{assignment.self_name}.{assignment.attr}")
+            self._check(owner.name.value, assignment)
 
     def _elements(self, value: cst.BaseExpression) -> tuple[list[cst.BaseExpression], str] | None:
         if (
@@ -317,7 +408,9 @@ class ModuleListNotRegistered(Rule):
             return (value.args[0].value,)
         return ("[", value, "]") if isinstance(value, cst.Tuple) else (value,)
 
-    def _check(self, statement: cst.Assign | cst.AnnAssign, value: cst.BaseExpression, target: str) -> None:
+    def _check(self, owner: str, assignment: patterns.AttributeAssignment) -> None:
+        statement, value, attr = assignment.statement, assignment.value, assignment.attr
+        target = f"{assignment.self_name}.{attr}"
         found = self._elements(value)
         if found is None:
             return
@@ -328,9 +421,8 @@ class ModuleListNotRegistered(Rule):
         kind = kinds.pop()
         base = ("Module" if kind == "module" else "Parameter") + ("Dict" if container == "dict" else "List")
         wrapper, imports = self.ctx.spelling(f"torch.nn.{base}")
-        safety = None
-        if container == "dict" and not _string_keys(value):
-            safety = FixSafety.DISPLAY_ONLY
+        reason = self._unfit(value, container, owner, attr, base)
+        safety = FixSafety.DISPLAY_ONLY if reason is not None else None
         # The whole statement is rewritten so a parenthesised tuple loses its parentheses.
         if isinstance(statement, cst.Assign):
             head: tuple[str | cst.CSTNode, ...] = (statement.targets[0].target,)
@@ -340,17 +432,50 @@ class ModuleListNotRegistered(Rule):
             ReplaceNode(statement, *head, f" = {wrapper}(", *self._container_parts(value), ")"),
             *imports,
             safety=safety,
+            reason=reason,
             container=container,
             wrapper=wrapper,
         )
         what = "modules" if kind == "module" else "parameters"
         self.report(value, fix=fix, target=target, what=what, container=container)
 
+    def _unfit(self, value: cst.BaseExpression, container: str, owner: str, attr: str, wrapper: str) -> str | None:
+        """Why the wrapped container would not work where the plain one did, if it might not."""
+        if container == "dict":
+            bad = _bad_key(value)
+            if bad is not None:
+                return bad
+        types = self.ctx.types
+        if types is None or self.ctx.tree is None:
+            return "its uses could not be read"
+        uses = types.container_uses(self.ctx.tree, owner, attr, wrapper)
+        return None if uses else uses.reason
 
-def _string_keys(value: cst.BaseExpression) -> bool:
-    if isinstance(value, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and patterns.is_string(e.key) for e in value.elements)
+
+def _requires_grad(value: cst.BaseExpression) -> bool:
+    """``torch.ones(n, requires_grad=True)`` or ``....requires_grad_()``: state meant to be trained."""
+    node: cst.BaseExpression | None = value
+    while isinstance(node, cst.Call):
+        flag = patterns.keyword(node, "requires_grad")
+        if flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True":
+            return True
+        if patterns.method_name(node) == "requires_grad_" and not node.args:
+            return True
+        node = patterns.receiver(node)
     return False
+
+
+def _bad_key(value: cst.BaseExpression) -> str | None:
+    """Why a dict's keys cannot be ``nn.ModuleDict`` keys (which must be names that are not attributes)."""
+    if not isinstance(value, cst.Dict):
+        return "its keys are not known (`nn.ModuleDict` needs string keys)"
+    for element in value.elements:
+        key = patterns.string_value(element.key) if isinstance(element, cst.DictElement) else None
+        if key is None:
+            return "its keys are not all string literals (`nn.ModuleDict` needs string keys)"
+        if not key or "." in key or key in RESERVED_KEYS:
+            return f'`nn.ModuleDict` refuses the key "{key}" (empty, dotted, or an attribute it already has)'
+    return None
 
 
 class ModuleCreatedInForward(Rule):

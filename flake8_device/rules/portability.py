@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -66,7 +67,10 @@ class TorchLoadWithoutMapLocation(Rule):
     ## Fix safety
     Safe: the fix passes the device variable in scope (`device`,
     `self.device` in a Lightning module, a module-level `device`), where the
-    loaded tensors are going to be used, or else `"cpu"`, from where
+    loaded tensors are going to be used, when it is certainly bound where the
+    load runs (not a local assigned further down, not a module-level name
+    defined after the module-level call that runs this code, not an attribute
+    `__init__` sets after calling this method); or else `"cpu"`, from where
     `load_state_dict` copies them into the model wherever it lives.
     """
 
@@ -109,7 +113,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if self._sharded_code():
             return  # FSDP / XLA checkpoint code only runs on the accelerators that saved the files
         owner = self.ctx.current_class if self.ctx.current_function is not None else None
-        device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
+        device = device_variable(self.ctx, self.ctx.current_function, owner, node)
+        if device is None or self.ctx.proof.unbound(device, at=node) is not None:
+            device = '"cpu"'  # always valid: `load_state_dict` copies into the model wherever it is
         replaced, parts = patterns.keyword_added(node, "map_location", device)
         fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
         self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")
@@ -200,11 +206,15 @@ class DeviceComparedWithoutIndex(Rule):
     Safe: comparing the device type is what an index-less device means;
     a string with an index (`"cuda:1"`) is compared as `torch.device("cuda:1")`.
     The comparison becomes true where it was meant to be, which is the point.
+    The fix needs `x.device` to be a `torch.device` (a configured `"cpu"`
+    string has no `.type`): where `x` is not known to be a tensor (used or
+    annotated as one, made by torch, `next(model.parameters())`, a Lightning
+    module's `self`), the finding says so and the fix is shown, not applied.
     """
 
     code = "DEV402"
     name = "device-compared-without-index"
-    message = "`{comparison}` is always {result}: {why}"
+    message = "`{comparison}` is always {result}{condition}: {why}"
     fix_title = "Compare like this: `{fixed}`"
     fix_safety = FixSafety.SAFE
     # A `.device` on one side of `==`/`!=`, a string or a `...device(` call on the other.
@@ -250,8 +260,33 @@ class DeviceComparedWithoutIndex(Rule):
             imports = ()
             parts = (device, f".type {operator} ", string)
             fixed = f"{device_code}.type {operator} {string.value}"  # type: ignore[attr-defined]
-        fix = self.make_fix(ReplaceNode(node, *parts), *imports, fixed=fixed)
-        self.report(node, fix=fix, comparison=self.ctx.describe(node), result=result, why=why)
+        unproven = self._not_a_device(device)
+        condition = f" if `{device_code}` is a `torch.device`" if unproven else ""
+        fix = self.make_fix(
+            ReplaceNode(node, *parts),
+            *imports,
+            safety=FixSafety.DISPLAY_ONLY if unproven else None,
+            reason=unproven,
+            fixed=fixed,
+        )
+        self.report(
+            node, fix=fix, comparison=self.ctx.describe(node), result=result, condition=condition, why=why
+        )
+
+    def _not_a_device(self, device: cst.BaseExpression) -> str | None:
+        """Why ``x.device`` may not be a ``torch.device`` (a configured string has no ``.type``)."""
+        assert isinstance(device, cst.Attribute)
+        types, point = self.ctx.types, self.ctx.proof.point(device)
+        try:
+            owner = ast.parse(self.ctx.code_for(device.value).strip(), mode="eval").body
+        except SyntaxError:
+            owner = None
+        if types is None or point is None or owner is None:
+            return f"`{self.ctx.describe(device)}` is not known to be a `torch.device`"
+        cls = self.ctx.current_class
+        lightning = cls is not None and self.ctx.symbols.is_lightning_module_class(cls.name.value)
+        evidence = types.device_owner(owner, point, lightning=lightning)
+        return None if evidence else evidence.reason
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
 from flake8_device.analysis.symbols import dotted_name
-from flake8_device.model import FixSafety, ReplaceNode
+from flake8_device.model import FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
 
@@ -21,10 +22,6 @@ _METRIC_CALL_MARKER = rf"(?:{_METRIC_NAMES})\s*\("  # no `\b`: a literal start k
 # A device condition names a device on the line of its `if` (or `elif`): `if args.cuda:`, `if use_gpu:`,
 # `"cuda" if torch.cuda.is_available() else "cpu"` (the flow analysis accepts no other).
 _DEVICE_CONDITION_MARKER = rf"if\b[^\n]*(?:{DEVICE_CONDITION_WORDS})"
-
-
-def _swap(first: cst.SimpleStatementLine, second: cst.SimpleStatementLine) -> tuple[ReplaceNode, ReplaceNode]:
-    return ReplaceNode(first.body[0], second.body[0]), ReplaceNode(second.body[0], first.body[0])
 
 
 class OptimizerStateBeforeMove(Rule):
@@ -68,12 +65,13 @@ class OptimizerStateBeforeMove(Rule):
     ```
 
     ## Fix safety
-    Safe when the two statements are next to each other: the fix swaps them, so
-    the state is built (or loaded) on the device. The parameters are the same
-    objects before and after an in-place move, so the optimizer holds the same
-    parameters either way. When other statements lie between them, moving the
-    model earlier could change what they see; there the fix is shown but not
-    applied.
+    Safe when the two statements are next to each other and independent: the
+    fix swaps the two lines (each with its own comments), so the state is
+    built (or loaded) on the device. The parameters are the same objects
+    before and after an in-place move, so the optimizer holds the same
+    parameters either way. When other statements lie between them, when the
+    move reads what the optimizer line binds, or (in a notebook) when they
+    are in different cells, the fix is shown but not applied.
     """
 
     code = "DEV301"
@@ -94,9 +92,11 @@ class OptimizerStateBeforeMove(Rule):
             move = self.ctx.describe(event.move_call)
             first, second = event.optimizer.line, event.move_line
             if event.adjacent and first is not None and second is not None:
-                fix = self.make_fix(*_swap(first, second), move=move)
+                owner = event.optimizer.owner.split(".")[0]
+                fix = self.make_fix(SwapStatements(first, second, frozenset({owner})), move=move)
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=move)
+                reason = "other statements lie between them, and may depend on their order"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=move)
             self.report(
                 built_by.func,
                 fix=fix,
@@ -152,10 +152,11 @@ class LossOrMetricNotMoved(Rule):
     ```
 
     ## Fix safety
-    Unsafe: the fix appends the move the predictions were given (`.to(device)`)
-    to the construction. The device expression must already exist where the
-    loss or metric is built, which the fix does not check; and a moved metric
-    returns its results on the device.
+    Unsafe: the fix moves the construction to the device the predictions were
+    moved to (`.to(device)`, the device only), and a moved metric returns its
+    results on the device. The fix is shown but not applied where the device
+    name is not bound where the loss or metric is built, or was rebound since
+    the predictions were moved.
     """
 
     code = "DEV302"
@@ -173,11 +174,23 @@ class LossOrMetricNotMoved(Rule):
             qualified = self.ctx.symbols.qualify(construction.func) or ""
             what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
             accel = event.argument.value
-            move = accel.move or (f".to({accel.device})" if accel.device else None)
-            if move is not None and (move.startswith(".to(") or move == ".cuda()"):
-                fix = self.make_fix(ReplaceNode(construction, *patterns.appended(construction, move)), move=move)
+            # The device only: a loss's weights keep their dtype whatever the predictions were cast to.
+            found = fixes.device_move(accel.origin)
+            if found is not None:
+                parts, move, source = found.parts, found.text, found.source
+            elif accel.device:
+                parts, move, source = (f".to({accel.device})",), f".to({accel.device})", accel.origin
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, move=".to(device)")
+                parts = ()
+            if parts:
+                fix = self.make_fix(
+                    ReplaceNode(construction, *patterns.appended(construction, "")[:-1], *parts),
+                    source=source,
+                    move=move,
+                )
+            else:
+                reason = "the predictions' device has no name to copy"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(device)")
             self.report(
                 construction.func,
                 fix=fix,
@@ -399,10 +412,11 @@ class IndexOnWrongDevice(Rule):
 
     ## Fix safety
     Safe: the fix moves the index to the indexed tensor's device (`.cpu()` for a
-    tensor on the CPU, `.to(x.device)` otherwise), which is where PyTorch puts
-    the result of every legal form of the operation; the values are unchanged.
-    Where the indexed tensor's device cannot be named, the fix is shown but not
-    applied.
+    tensor on the CPU, `.to(x.device)` otherwise, or the device only of the
+    move that placed it: an index keeps its integer dtype), which is where
+    PyTorch puts the result of every legal form of the operation; the values
+    are unchanged. Where the indexed tensor's device cannot be named, the fix
+    is shown but not applied.
     """
 
     code = "DEV305"
@@ -418,12 +432,23 @@ class IndexOnWrongDevice(Rule):
         for event in self.ctx.flow.events_of(events.IndexMismatch):
             index = self.ctx.describe(event.index.expr)
             indexed = event.indexed
-            move = self._move_to(indexed)
-            if move is not None:
-                parts = patterns.appended(event.index.expr, move)
-                fix = self.make_fix(ReplaceNode(event.index.expr, *parts), index=index, move=move)
+            found = self._move_to(indexed)
+            if found is not None:
+                parts, move, source = found
+                fix = self.make_fix(
+                    ReplaceNode(event.index.expr, *patterns.appended(event.index.expr, "")[:-1], *parts),
+                    source=source,
+                    subject=event.index.expr,
+                    index=index,
+                    move=move,
+                )
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, index=index, move=".to(...)")
+                fix = self.make_fix(
+                    safety=FixSafety.DISPLAY_ONLY,
+                    reason="the indexed tensor's device has no name here",
+                    index=index,
+                    move=".to(...)",
+                )
             self.report(
                 event.index.expr,
                 fix=fix,
@@ -435,13 +460,15 @@ class IndexOnWrongDevice(Rule):
             )
 
     @staticmethod
-    def _move_to(indexed: events.Operand) -> str | None:
+    def _move_to(indexed: events.Operand) -> tuple[tuple[str | cst.CSTNode, ...], str, cst.CSTNode | None] | None:
+        """What to append to the index, as fix parts and text, and where a copied device comes from."""
         if indexed.value.kind is Kind.HOST:
-            return ".cpu()"
+            return (".cpu()",), ".cpu()", None
         name = dotted_name(indexed.expr)
         if name is not None:
-            return f".to({name}.device)"
-        return indexed.value.move
+            return (f".to({name}.device)",), f".to({name}.device)", None
+        move = fixes.device_move(indexed.value.origin)  # the device only: an index keeps its integer dtype
+        return (move.parts, move.text, move.source) if move is not None else None
 
 
 class DeviceChoiceMismatch(Rule):
@@ -491,7 +518,9 @@ class DeviceChoiceMismatch(Rule):
     ## Fix safety
     Unsafe: the fix moves the input to wherever the model's parameters are
     (`inputs.to(next(model.parameters()).device)`), which always works for a
-    model with parameters but overrides the input's own flag. Choosing both
+    model with parameters but overrides the input's own flag. It is shown but
+    not applied for a model not known to have parameters (a module with
+    buffers only makes `next(...)` raise `StopIteration`). Choosing both
     devices from one variable is the cleaner repair.
     """
 
@@ -510,7 +539,8 @@ class DeviceChoiceMismatch(Rule):
             argument = self.ctx.describe(event.argument.expr)
             model_expr = event.model.expr
             model = self.ctx.describe(model_expr)
-            if isinstance(model_expr, (cst.Name, cst.Attribute)):
+            reason = self._no_parameters(event) if isinstance(model_expr, (cst.Name, cst.Attribute)) else None
+            if isinstance(model_expr, (cst.Name, cst.Attribute)) and reason is None:
                 parts = (
                     *patterns.appended(event.argument.expr, ".to(next("),
                     model_expr,
@@ -518,7 +548,8 @@ class DeviceChoiceMismatch(Rule):
                 )
                 fix = self.make_fix(ReplaceNode(event.argument.expr, *parts), argument=argument, model=model)
             else:
-                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, argument=argument, model=model)
+                reason = reason or "the model is not a name the fix can ask for its parameters"
+                fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, argument=argument, model=model)
             input_when = _when(event.argument.value.condition)
             model_condition = event.model.value.condition if event.model.value.kind is not Kind.HOST else NEVER
             if model_condition == NEVER:
@@ -535,6 +566,16 @@ class DeviceChoiceMismatch(Rule):
                 input_when=input_when,
                 model_when=model_when,
             )
+
+    def _no_parameters(self, event: events.DeviceChoiceMismatch) -> str | None:
+        """Why ``next(model.parameters())`` might raise ``StopIteration``: a model not known to own parameters."""
+        types, proof = self.ctx.types, self.ctx.proof
+        origin = event.model.value.origin
+        where = proof.point(origin) if origin is not None else None
+        if types is None or origin is None or where is None:
+            return f"`{self.ctx.describe(event.model.expr)}` is not known to have parameters"
+        evidence = types.has_parameters(types.class_of(self.ctx.code_for(origin), where))
+        return None if evidence else evidence.reason
 
 
 def _when(condition: str | None) -> str:

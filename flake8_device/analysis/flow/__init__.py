@@ -184,7 +184,7 @@ def _functions(
             yield from _functions(block_of(statement.body), None, inner)
         elif isinstance(statement, cst.ClassDef):
             yield from _functions(block_of(statement.body), statement, (*path, statement.name.value))
-        elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+        elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Match)):
             for block in compound_blocks(statement):
                 yield from _functions(block, owner, path)
 

@@ -37,6 +37,20 @@ from flake8_device.analysis.flow.values import (
 from flake8_device.analysis.symbols import dotted_name
 
 
+def _container_method(container: Value, method: str) -> Value:
+    """``d.items()``, ``d.values()``, ``d.get(k)``, ``xs.pop()``, ``xs.copy()`` of a container built here."""
+    element = element_values(container)
+    if method == "items":
+        return container_of("list", [container_of("tuple", [NEUTRAL, element])])
+    if method == "values":
+        return container_of("list", [element])
+    if method in ("get", "pop", "setdefault", "__getitem__"):
+        return element
+    if method == "copy":
+        return container
+    return UNKNOWN
+
+
 def _unmoved_input(value: Value) -> bool:
     """A tensor (or a batch) on the host, given to a model on the accelerator."""
     return (
@@ -193,6 +207,8 @@ class CallsMixin(InterpreterBase):
         returned = self._call_method(node, base, receiver, method, arguments)
         if returned is not None:
             return returned.value
+        if receiver.kind is Kind.CONTAINER:
+            return _container_method(receiver, method)
         if method == "numpy":
             accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
             if accel is not None:

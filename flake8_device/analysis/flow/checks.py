@@ -255,7 +255,7 @@ class ChecksMixin(InterpreterBase):
         if value.module is None:
             return
         target = self.ctx.code_for(owner_expr)
-        event = AttachAfterMove(root, owner_value, value_node, target)
+        event = AttachAfterMove(root, owner_value, value_node, target, value, owner_expr)
         if self.record:
             self.state.pending[root] = self.state.pending.get(root, ()) + (event,)
 

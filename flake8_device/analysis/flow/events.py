@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar, Union
 
 import libcst as cst
@@ -63,6 +63,9 @@ class AttachAfterMove:
     owner_value: Value
     attached: cst.BaseExpression
     target: str
+    # What is attached (a module, or a tensor), and where (``model.head``, or ``model`` in ``setattr``).
+    value: Value = field(default_factory=Value)
+    target_node: cst.BaseExpression | None = None
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,15 @@ from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.state import Env, State, join_states
 from flake8_device.analysis.flow.summaries import Summary, without_parameters
-from flake8_device.analysis.flow.syntax import block_of, is_static, last_name, operator_symbol, path_of, target_paths
+from flake8_device.analysis.flow.syntax import (
+    block_of,
+    captures,
+    is_static,
+    last_name,
+    operator_symbol,
+    path_of,
+    target_paths,
+)
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
     UNKNOWN,
@@ -346,8 +354,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._try(statement)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             self.state.env[statement.name.value] = UNKNOWN
-        # Other compound statements (match, async variants) are skipped: their
-        # bindings are unknown to us, so we forget what we knew of anything they may bind.
+        elif isinstance(statement, cst.Match):
+            self._match(statement)
+        # Other compound statements (none in Python 3.12) are skipped: their bindings are
+        # unknown to us, so we forget what we knew of anything they may bind.
         else:
             self.state.env = Env()
 
@@ -592,6 +602,29 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._block(block_of(statement.body))
         self.no_grad -= quiet
 
+    def _match(self, statement: cst.Match) -> None:
+        """Each case binds its captures (unknown values), then runs; no case may match at all."""
+        self._eval(statement.subject)
+        before = self.state
+        branches = []
+        exhaustive = False
+        for case in statement.cases:
+            self.state = before.copy()
+            for path in captures(case.pattern):
+                self.state.env.forget_attributes(path)
+                self.state.env[path] = UNKNOWN
+            if case.guard is not None:
+                self._eval(case.guard)
+            self._block(block_of(case.body))
+            branches.append(self.state)
+            pattern = case.pattern
+            exhaustive = exhaustive or (
+                case.guard is None and isinstance(pattern, cst.MatchAs) and pattern.pattern is None
+            )
+        if not exhaustive:
+            branches.append(before.copy())
+        self.state = join_states(branches)
+
     def _try(self, statement: cst.Try) -> None:
         before = self.state.copy()
         self._block(block_of(statement.body))
@@ -662,7 +695,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return NEUTRAL
         if isinstance(node, cst.SimpleString):
             return replace(NEUTRAL, constant=patterns.string_value(node))
-        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self._eval(part.expression)
+            return NEUTRAL
+        if isinstance(node, cst.ConcatenatedString):
+            self._eval(node.left)
+            self._eval(node.right)
             return NEUTRAL
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
@@ -709,7 +749,52 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return UNKNOWN
         if isinstance(node, cst.StarredElement):
             return self._eval(node.value)
-        # Lambdas and comprehensions have their own scopes: not followed.
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self._comprehension(node)
+        if isinstance(node, cst.Lambda):
+            return self._lambda(node)
+        return UNKNOWN
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value:
+        """A comprehension runs where it is written, with its targets bound in a scope of its own; it
+        makes a container of what its element is (``{k: v.to(device) for k, v in batch.items()}``)."""
+        outer = self.state
+        self.state = outer.copy()
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            self._eval(clause.iter)
+            for path in target_paths(clause.target):
+                self.state.env.forget_attributes(path)
+            self._bind_loop_target(clause.target, clause.iter)
+            for condition in clause.ifs:
+                self._eval(condition.test)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self._eval(node.key)
+            element = self._eval(node.value)
+        else:
+            element = self._eval(node.elt)
+        outer.pending = self.state.pending  # a module used in it is used here
+        self.state = outer
+        if isinstance(node, cst.SetComp):
+            return UNKNOWN
+        return container_of("dict" if isinstance(node, cst.DictComp) else "list", [element])
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        """A lambda's body runs later, with its parameters unknown: its findings are real, but what
+        it uses is not used here (pending attachments stay pending)."""
+        outer = self.state
+        self.state = outer.copy()
+        self.state.pending = {}
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self.state.env.forget_attributes(param.name.value)
+            self.state.env[param.name.value] = UNKNOWN
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.state.env[star.name.value] = UNKNOWN
+        self._eval(node.body)
+        self.state = outer
         return UNKNOWN
 
     def _name(self, node: cst.Name) -> Value:

@@ -102,6 +102,10 @@ def block_of(body: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
 
 
 def compound_blocks(statement: cst.BaseCompoundStatement) -> Iterator[Sequence[cst.BaseStatement]]:
+    if isinstance(statement, cst.Match):
+        for case in statement.cases:
+            yield block_of(case.body)
+        return
     yield block_of(statement.body)
     orelse = getattr(statement, "orelse", None)
     while orelse is not None:
@@ -112,3 +116,20 @@ def compound_blocks(statement: cst.BaseCompoundStatement) -> Iterator[Sequence[c
     final = getattr(statement, "finalbody", None)
     if final is not None:
         yield block_of(final.body)
+
+
+def captures(pattern: cst.CSTNode) -> Iterator[str]:
+    """The names a ``match`` pattern binds."""
+    from flake8_device.walk import children
+
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        name = None
+        if isinstance(node, (cst.MatchAs, cst.MatchStar)):
+            name = node.name
+        elif isinstance(node, cst.MatchMapping):
+            name = node.rest
+        if isinstance(name, cst.Name):
+            yield name.value
+        stack.extend(children(node))
