@@ -263,8 +263,28 @@ def test_module_inputs_in_forward() -> None:
     assert [type(e).__name__ for e in analysis.events] == ["HostMeetsInput", "HostMeetsInput"]
 
 
-def test_comprehensions_and_lambdas_are_not_followed() -> None:
-    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == []
+def test_comprehensions_lambdas_and_f_strings_are_followed() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == ["Mix"]
+    assert event_types("x = torch.ones(3).to(device)\nf = lambda: x + torch.ones(3)") == ["Mix"]
+    assert event_types('x = torch.ones(3).to(device)\nprint(f"{x + torch.ones(3)}")') == ["Mix"]
+    # A lambda's parameters and a comprehension's targets are values of their own.
+    assert event_types("x = torch.ones(3).to(device)\nf = lambda x: x + torch.ones(3)") == []
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for x in range(2)]") == []
+    # ... which do not leak out (Python 3 comprehensions have their own scope).
+    assert event_types("x = torch.ones(3).to(device)\ny = [1 for x in range(2)]\nz = x + torch.ones(3)") == ["Mix"]
+
+
+def test_a_match_statement_keeps_what_is_known() -> None:
+    source = (
+        "x = torch.ones(3).to(device)\n"
+        "match mode:\n"
+        "    case 'a':\n"
+        "        y = x + torch.ones(3)\n"
+        "    case [x]:\n"
+        "        z = x + torch.ones(3)\n"
+        "w = x + torch.ones(3)\n"
+    )
+    assert event_types(source) == ["Mix"]  # the first case only: `x` is captured in the second, then unknown
 
 
 def test_deep_nesting_does_not_blow_up() -> None:
