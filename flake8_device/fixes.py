@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from flake8_device.analysis import patterns
+from flake8_device.model import ReplaceNode
 from flake8_device.source import LineIndex
 
 # Keywords of ``Tensor.to`` / ``Module.to`` / ``.cuda`` that are not the device.
@@ -41,21 +42,26 @@ class DeviceMove:
 
 
 def device_move(call: cst.CSTNode | None) -> DeviceMove | None:
-    """``.to(device)`` from ``model.to(device, dtype=..., non_blocking=True)``; ``.cuda(1)`` from
-    ``.cuda(1, non_blocking=True)``; None when the call names no device (``.to(torch.float16)``)."""
+    """``.to(device)`` from ``model.to(device, dtype=..., non_blocking=True)`` or from
+    ``torch.zeros(n, device=device)``; ``.cuda(1)`` from ``.cuda(1, non_blocking=True)``; None when the
+    call names no device (``.to(torch.float16)``)."""
     if not isinstance(call, cst.Call):
         return None
     method = patterns.method_name(call)
-    if method not in ("to", "cuda"):
-        return None
     device_keyword = patterns.keyword(call, "device")
+    code = cst.Module(body=()).code_for_node
+    if method not in ("to", "cuda"):
+        # Made on a device: ``torch.zeros(n, device=device)``.
+        if device_keyword is None:
+            return None
+        device = device_keyword.value
+        return DeviceMove((".to(", device, ")"), call, f".to({' '.join(code(device).split())})")
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if any(a.star for a in call.args):
         return None
     device: cst.BaseExpression | None = device_keyword.value if device_keyword is not None else None
     if device is None and positional:
         device = positional[0].value
-    code = cst.Module(body=()).code_for_node
     if method == "cuda":
         if device is None:
             return DeviceMove((".cuda()",), call, ".cuda()")
@@ -63,6 +69,13 @@ def device_move(call: cst.CSTNode | None) -> DeviceMove | None:
     if device is None or _is_dtype_like(device):
         return None
     return DeviceMove((".to(", device, ")"), call, f".to({' '.join(code(device).split())})")
+
+
+def moved(node: cst.BaseExpression, *parts: str | cst.CSTNode) -> ReplaceNode:
+    """Replace ``node`` with itself followed by ``parts`` (``.to(``, a device node, ``)``), parenthesised
+    where the suffix would bind to less than the whole expression."""
+    head = patterns.appended(node, "")[:-1]  # ``(node)`` or ``node``
+    return ReplaceNode(node, *head, *parts)
 
 
 def _is_dtype_like(node: cst.BaseExpression) -> bool:

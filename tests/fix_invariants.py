@@ -1,8 +1,9 @@
 """The invariants every ``--fix`` must keep, checked by the tests and by ``bench/reliability``.
 
 A fix result parses, a second fix changes nothing, and only the lines some reported fix
-edits change (or whole lines with the imports a fix needs are added): nothing else in
-the file is reformatted.
+edits change (or whole lines with the imports a fix needs are added, or lines a fix
+edits move, as a swap of two statements moves them): nothing else in the file is
+reformatted.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ def fix_problem(engine: Engine, text: str) -> str | None:
     touched = edited_lines(engine, text)
     # Lines as Python counts them (``str.splitlines`` also splits at form feeds and the like).
     old, new = split_lines(text), split_lines(fixed.text)
+    # A swap moves whole lines a fix edits (a statement with its comments): they may reappear elsewhere.
+    moved = {old[line].rstrip("\r\n") for line in touched if line < len(old)}
     for tag, first, last, new_first, new_last in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         if not set(range(first, last)) <= touched:
             return f"lines {first + 1}-{last} changed without a fix there"
-        if tag == "insert" and not all(line.startswith(("import ", "from ")) for line in new[new_first:new_last]):
-            return f"lines other than imports were added: {new[new_first:new_last]}"
+        added = [line for line in new[new_first:new_last] if line.rstrip("\r\n") not in moved]
+        if tag == "insert" and not all(line.startswith(("import ", "from ")) for line in added):
+            return f"lines other than imports were added: {added}"
     return None

@@ -279,6 +279,31 @@ def test_comprehensions_are_followed_and_make_containers() -> None:
     assert [e.kind for e in env["moved"].elements] == [Kind.ACCEL]
 
 
+def test_comprehensions_lambdas_and_f_strings_are_followed() -> None:
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for _ in range(2)]") == ["Mix"]
+    assert event_types("x = torch.ones(3).to(device)\nf = lambda: x + torch.ones(3)") == ["Mix"]
+    assert event_types('x = torch.ones(3).to(device)\nprint(f"{x + torch.ones(3)}")') == ["Mix"]
+    # A lambda's parameters and a comprehension's targets are values of their own.
+    assert event_types("x = torch.ones(3).to(device)\nf = lambda x: x + torch.ones(3)") == []
+    assert event_types("x = torch.ones(3).to(device)\ny = [x + torch.ones(3) for x in range(2)]") == []
+    # ... which do not leak out (Python 3 comprehensions have their own scope).
+    assert event_types("x = torch.ones(3).to(device)\ny = [1 for x in range(2)]\nz = x + torch.ones(3)") == ["Mix"]
+
+
+def test_a_match_statement_keeps_what_is_known() -> None:
+    source = (
+        "x = torch.ones(3).to(device)\n"
+        "match mode:\n"
+        "    case 'a':\n"
+        "        y = x + torch.ones(3)\n"
+        "    case [x]:\n"
+        "        z = x + torch.ones(3)\n"
+        "w = x + torch.ones(3)\n"
+    )
+    # The first case, and after the match along the paths that did not capture `x` in the second.
+    assert event_types(source) == ["Mix", "Mix"]
+
+
 def test_deep_nesting_does_not_blow_up() -> None:
     nested = (
         "x = torch.ones(3)\n" + "".join("    " * i + "if a:\n" for i in range(60)) + "    " * 60 + "x = x.to(device)\n"

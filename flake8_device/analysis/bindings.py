@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Union
@@ -223,17 +225,13 @@ class ScopeFacts:
         self.parent = parent
         # A method's first parameter: its attributes (``self.device``) are tracked as paths.
         self.self_name = self_name
-        self.children: list[ScopeFacts] = []
-        self.locals: set[str] = set()
-        self.declared_global: set[str] = set()
-        self.declared_nonlocal: set[str] = set()
-        self._collect_locals()
-        self._before: dict[int, State] = {}
-        self._recorded: list[ast.AST] = []
-        self.end: State | None = None
-        self._analysed = False
-        self._loops: list[tuple[list[State], list[State]]] = []
-        self._collectors: list[list[State]] = []
+        self._children: list[ScopeFacts] | None = None
+        self._spans: tuple[list[tuple[int, int]], list[tuple[int, int]], list[ScopeFacts]] | None = None
+        self._names: tuple[set[str], set[str], set[str]] | None = None
+        # Names bound by a walrus in this scope's own code (most scopes have none: nothing to look for).
+        self.walrus_targets: set[str] = set()
+        self._reaching: dict[str, Reaching] = {}
+        self._statements: list[ast.AST] | None = None
 
     @property
     def name(self) -> str:
@@ -243,82 +241,168 @@ class ScopeFacts:
     def is_function(self) -> bool:
         return isinstance(self.node, (*_FUNCTIONS, ast.Lambda))
 
-    # -- local names ------------------------------------------------------------------
-    def _collect_locals(self) -> None:
+    # -- the scopes inside, and the local names (both computed on first use) ------------------------
+    @property
+    def children(self) -> list[ScopeFacts]:
+        """The scopes written directly in this one (functions, classes, lambdas, comprehensions)."""
+        if self._children is None:
+            self._children = []
+            for sub in own_nodes(self.node):
+                if not isinstance(sub, (*_FUNCTIONS, ast.ClassDef, ast.Lambda, *_COMPREHENSIONS)):
+                    continue
+                self_name = None
+                if isinstance(sub, _FUNCTIONS) and isinstance(self.node, ast.ClassDef):
+                    params = [*sub.args.posonlyargs, *sub.args.args]
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in sub.decorator_list)
+                    self_name = params[0].arg if params and not static else None
+                self._children.append(ScopeFacts(sub, self, self_name))
+        return self._children
+
+    def child_around(self, where: tuple[int, int]) -> ScopeFacts | None:
+        """The innermost-starting child scope whose node spans ``where``, found by bisection (a child
+        may lie inside a sibling's span, as a default's comprehension lies in its ``def``)."""
+        if self._spans is None:
+            ordered = sorted(self.children, key=lambda c: _span(c.node)[:2])
+            furthest: list[tuple[int, int]] = []
+            for child in ordered:
+                end = _span(child.node)[2:]
+                furthest.append(max(furthest[-1], end) if furthest else end)
+            self._spans = ([_span(c.node)[:2] for c in ordered], furthest, ordered)
+        starts, furthest, ordered = self._spans
+        position = bisect_right(starts, where) - 1
+        while position >= 0 and furthest[position] > where:
+            child = ordered[position]
+            if _contains(child.node, where):
+                return child
+            position -= 1
+        return None
+
+    @property
+    def locals(self) -> set[str]:
+        return self._local_names()[0]
+
+    @property
+    def declared_global(self) -> set[str]:
+        return self._local_names()[1]
+
+    @property
+    def declared_nonlocal(self) -> set[str]:
+        return self._local_names()[2]
+
+    def _local_names(self) -> tuple[set[str], set[str], set[str]]:
+        if self._names is not None:
+            return self._names
         node = self.node
+        bound: set[str] = set()
+        declared_global: set[str] = set()
+        declared_nonlocal: set[str] = set()
         if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
-            self.locals.update(a.arg for a in parameter_names(node.args))
+            bound.update(a.arg for a in parameter_names(node.args))
         if isinstance(node, _COMPREHENSIONS):
             for generator in node.generators:
-                self.locals.update(n.id for n in target_names(generator.target))
+                bound.update(n.id for n in target_names(generator.target))
         for sub in own_nodes(node):
             if isinstance(sub, ast.Global):
-                self.declared_global.update(sub.names)
+                declared_global.update(sub.names)
             elif isinstance(sub, ast.Nonlocal):
-                self.declared_nonlocal.update(sub.names)
+                declared_nonlocal.update(sub.names)
             elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-                self.locals.add(sub.id)
+                bound.add(sub.id)
             elif isinstance(sub, (*_FUNCTIONS, ast.ClassDef)):
-                self.locals.add(sub.name)
+                bound.add(sub.name)
             elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                for alias in sub.names:
-                    if alias.name != "*":
-                        self.locals.add(alias.asname or alias.name.split(".")[0])
+                bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names if alias.name != "*")
             elif isinstance(sub, ast.ExceptHandler) and sub.name:
-                self.locals.add(sub.name)
+                bound.add(sub.name)
             elif isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
-                self.locals.add(sub.target.id)
+                bound.add(sub.target.id)
+                self.walrus_targets.add(sub.target.id)
             elif type(sub).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
                 captured = getattr(sub, "rest", None) if type(sub).__name__ == "MatchMapping" else sub.name
                 if captured:
-                    self.locals.add(captured)
+                    bound.add(captured)
         if isinstance(node, _COMPREHENSIONS):
             # Walrus targets in a comprehension bind in the enclosing function, not here.
-            self.locals.difference_update(
+            bound.difference_update(
                 n.target.id for n in _comprehension_walruses(node) if isinstance(n.target, ast.Name)
             )
-        self.locals -= self.declared_global | self.declared_nonlocal
+        bound -= declared_global | declared_nonlocal
+        self._names = (bound, declared_global, declared_nonlocal)
+        return self._names
 
     def is_local(self, name: str) -> bool:
         return name in self.locals
 
-    # -- reaching definitions -----------------------------------------------------------
+    # -- reaching definitions, per name (a query asks about one or two names) ------------------------
+    def reaching(self, name: str) -> Reaching:
+        """The definitions of ``name`` (a local, or a tracked ``self.<attr>`` path) reaching each statement."""
+        found = self._reaching.get(name)
+        if found is None:
+            found = self._reaching[name] = Reaching(self, name)
+        return found
+
+    def state_at(self, point: tuple[int, int], name: str) -> frozenset[Definition] | None:
+        """The definitions of ``name`` reaching ``point`` (a byte-column position in this scope's own code)."""
+        return self.reaching(name).at(point)
+
+    def end(self, name: str) -> frozenset[Definition] | None:
+        """The definitions of ``name`` at the end of the scope (None when no path gets there)."""
+        return self.reaching(name).end_state()
+
+    def statements(self) -> list[ast.AST]:
+        """The statements (and ``except`` clauses) of this scope's own code."""
+        if self._statements is None:
+            self._statements = [n for n in own_nodes(self.node) if isinstance(n, (ast.stmt, ast.ExceptHandler))]
+        return self._statements
+
+
+class Reaching:
+    """Reaching definitions of one name in one scope: the definitions (bindings, or :data:`UNBOUND`)
+    that some path brings to each statement.  Tracking one name at a time keeps the cost linear in
+    the scope's size (a module binding thousands of functions is read once per name asked about)."""
+
+    def __init__(self, facts: ScopeFacts, name: str) -> None:
+        self.facts = facts
+        self.node = facts.node
+        self.self_name = facts.self_name
+        self.name = name
+        self._before: dict[int, State] = {}
+        self._recorded: list[ast.AST] = []
+        self._end: State | None = None
+        self._analysed = False
+        self._loops: list[tuple[list[State], list[State]]] = []
+        self._collectors: list[list[State]] = []
+        facts.locals  # noqa: B018 - collects the walrus targets too
+        # Whether a walrus may bind the name (most scopes have none: nothing to look for).
+        self._walrus = name in facts.walrus_targets
+
     def _entry(self) -> State:
-        state: State = {name: frozenset({UNBOUND}) for name in self.locals}
         node = self.node
+        state: State = {self.name: frozenset({UNBOUND})}
         if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
             for arg in parameter_names(node.args):
-                state[arg.arg] = frozenset({Definition(arg.lineno, arg.col_offset, "param")})
+                if arg.arg == self.name:
+                    state[arg.arg] = frozenset({Definition(arg.lineno, arg.col_offset, "param")})
         if isinstance(node, _COMPREHENSIONS):
             for generator in node.generators:
                 for target in target_names(generator.target):
-                    state[target.id] = frozenset({Definition(target.lineno, target.col_offset, "for")})
-        if self.self_name is not None:
-            for path in self._tracked_paths():
-                state[path] = frozenset({UNBOUND})
+                    if target.id == self.name:
+                        state[target.id] = frozenset({Definition(target.lineno, target.col_offset, "for")})
         return state
 
-    def _tracked_paths(self) -> set[str]:
-        paths = set()
-        for sub in own_nodes(self.node):
-            if (
-                isinstance(sub, ast.Attribute)
-                and isinstance(sub.ctx, ast.Store)
-                and isinstance(sub.value, ast.Name)
-                and sub.value.id == self.self_name
-            ):
-                paths.add(f"{self.self_name}.{sub.attr}")
-        return paths
-
-    def analyse(self) -> None:
+    def _analyse(self) -> None:
         if self._analysed:
             return
         self._analysed = True
         node = self.node
         if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
-            self.end = self._entry()
+            self._end = self._entry()
             return
-        self.end = self._block(node.body, self._entry())  # type: ignore[attr-defined]
+        self._end = self._block(node.body, self._entry())  # type: ignore[attr-defined]
+
+    def end_state(self) -> frozenset[Definition] | None:
+        self._analyse()
+        return self._end.get(self.name) if self._end is not None else None
 
     def _record(self, node: ast.AST, state: State) -> None:
         key = id(node)
@@ -365,6 +449,8 @@ class ScopeFacts:
 
     def _walruses(self, state: State, *expressions: ast.AST | None) -> State:
         """Walrus targets bind as their expression is evaluated (maybe not at all, under ``and``/``if``)."""
+        if not self._walrus:
+            return state
         for expression in expressions:
             if expression is None:
                 continue
@@ -406,7 +492,8 @@ class ScopeFacts:
                     state = self._bind(state, local, Definition(statement.lineno, statement.col_offset, "import"))
             return state
         if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
-            state = self._walruses(state, *_evaluated_here(statement))
+            if self._walrus:
+                state = self._walruses(state, *_evaluated_here(statement))
             return self._bind(state, statement.name, Definition(statement.lineno, statement.col_offset, "def"))
         if isinstance(statement, ast.If):
             state = self._walruses(state, statement.test)
@@ -496,12 +583,11 @@ class ScopeFacts:
             outcomes.append(entry)
         return _join(outcomes)
 
-    # -- lookups -------------------------------------------------------------------------
-    def state_at(self, point: tuple[int, int]) -> State | None:
-        """The definitions reaching ``point`` (a byte-column position inside this scope's own code)."""
-        self.analyse()
+    def at(self, point: tuple[int, int]) -> frozenset[Definition] | None:
+        """The definitions reaching ``point`` (a byte-column position inside the scope's own code)."""
+        self._analyse()
         if isinstance(self.node, (ast.Lambda, *_COMPREHENSIONS)):
-            return self.end
+            return self.end_state()
         best: ast.AST | None = None
         best_span: tuple[int, int, int, int] | None = None
         for node in self._recorded:
@@ -520,7 +606,7 @@ class ScopeFacts:
                     state = self._bind(
                         state, target.id, Definition(target.lineno, target.col_offset, "walrus"), weak=True
                     )
-        return state
+        return state.get(self.name)
 
 
 def _always_true(test: ast.expr) -> bool:
@@ -551,26 +637,6 @@ class FileBindings:
         self.tree = tree
         self._lines = text.splitlines(keepends=True) if text else []
         self.module = ScopeFacts(tree, None)
-        self._scopes: dict[int, ScopeFacts] = {id(tree): self.module}
-        self._build(self.module)
-        self._closure_cache: dict[int, set[str]] = {}
-
-    # -- the scope tree ---------------------------------------------------------------------
-    def _build(self, scope: ScopeFacts) -> None:
-        for sub in own_nodes(scope.node):
-            child_nodes: list[ast.AST] = []
-            if isinstance(sub, (*_FUNCTIONS, ast.ClassDef, ast.Lambda, *_COMPREHENSIONS)):
-                child_nodes.append(sub)
-            for child in child_nodes:
-                self_name = None
-                if isinstance(child, _FUNCTIONS) and isinstance(scope.node, ast.ClassDef):
-                    params = [*child.args.posonlyargs, *child.args.args]
-                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in child.decorator_list)
-                    self_name = params[0].arg if params and not static else None
-                facts = ScopeFacts(child, scope, self_name)  # type: ignore[arg-type]
-                scope.children.append(facts)
-                self._scopes[id(child)] = facts
-                self._build(facts)
 
     def _inner_contains(self, scope: ScopeFacts, point: tuple[int, int]) -> bool:
         node = scope.node
@@ -587,10 +653,16 @@ class FileBindings:
         where = self._bytes(point)
         scope = self.module
         while True:
-            inner = next((c for c in scope.children if self._inner_contains(c, where)), None)
-            if inner is None:
+            child = scope.child_around(where)
+            if child is None:
                 return scope
-            scope = inner
+            if not self._inner_contains(child, where):
+                # In a child's span but not its own code (a default, a decorator): a sibling inside it?
+                inner = next((c for c in scope.children if c is not child and self._inner_contains(c, where)), None)
+                if inner is None:
+                    return scope
+                child = inner
+            scope = child
 
     def point_of(self, node: ast.AST) -> Point:
         """Where an ``ast`` node starts, in characters (as :meth:`binding` takes points)."""
@@ -630,8 +702,8 @@ class FileBindings:
                 return Binding(binding.bound, binding.definitions | {opaque}, binding.reason, binding.scope)
             return binding
         if scope.is_local(name):
-            state = scope.state_at(where)
-            definitions = state.get(name, frozenset()) if state is not None else frozenset({UNBOUND})
+            found = scope.state_at(where, name)
+            definitions = found if found is not None else frozenset({UNBOUND})
             if not definitions or any(d.unbinds for d in definitions):
                 return Binding(False, definitions, self._unbound_reason(name, scope, where, definitions), scope.node)
             return Binding(True, definitions, None, scope.node)
@@ -664,16 +736,15 @@ class FileBindings:
         if not module.is_local(name):
             if name in BUILTIN_NAMES:
                 return Binding(True)
-            if name in module.declared_global or any(name in s.declared_global for s in self._all_scopes()):
+            if any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(self.tree)):
                 return Binding(False, reason=f"`{name}` is only bound where a function declares it `global`")
             return Binding(False, reason=f"`{name}` is not defined in this file")
-        module.analyse()
         top = self._top_definition(where)
         points = self._trigger_points(top) if top is not None else []
         definitions: set[Definition] = set()
         for trigger in points:
-            state = module.state_at((trigger.lineno, trigger.col_offset))  # type: ignore[attr-defined]
-            found = state.get(name, frozenset({UNBOUND})) if state is not None else frozenset()
+            where_trigger = (trigger.lineno, trigger.col_offset)  # type: ignore[attr-defined]
+            found = module.state_at(where_trigger, name) or frozenset()
             if any(d.unbinds for d in found):
                 line = trigger.lineno  # type: ignore[attr-defined]
                 return Binding(
@@ -683,9 +754,9 @@ class FileBindings:
                     module.node,
                 )
             definitions |= found
-        end = module.end
+        end = module.end(name)
         if end is not None:
-            found = end.get(name, frozenset({UNBOUND}))
+            found = end
             if any(d.unbinds for d in found):
                 return Binding(
                     False,
@@ -696,56 +767,58 @@ class FileBindings:
             definitions |= found
         return Binding(True, frozenset(definitions), None, module.node)
 
-    def _all_scopes(self) -> Iterator[ScopeFacts]:
-        stack = [self.module]
-        while stack:
-            scope = stack.pop()
-            yield scope
-            stack.extend(scope.children)
-
     def _top_definition(self, where: tuple[int, int]) -> ast.AST | None:
         """The module-scope ``def``/``class`` whose code holds ``where``."""
-        for child in self.module.children:
-            node = child.node
-            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and _contains(node, where):
-                return node
-            if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)) and _contains(node, where):
-                return node
-        return None
+        child = self.module.child_around(where)
+        return child.node if child is not None else None
 
     def _trigger_points(self, top: ast.AST) -> list[ast.AST]:
         """Module-level code that may run ``top``: statements naming it, or naming a module-level
-        function or class that (transitively) names it.  A module-level lambda or comprehension runs
-        where it is written."""
-        if isinstance(top, (ast.Lambda, *_COMPREHENSIONS)):
-            statement = self._module_statement_at(top)
-            return [statement] if statement is not None else []
-        definitions = [c.node for c in self.module.children if isinstance(c.node, (*_FUNCTIONS, ast.ClassDef))]
-        reaching = {top.name}  # type: ignore[attr-defined]
-        changed = True
-        while changed:
-            changed = False
-            for node in definitions:
-                if node.name not in reaching and _names_used(node) & reaching:  # type: ignore[union-attr]
-                    reaching.add(node.name)  # type: ignore[union-attr]
-                    changed = True
-        points: list[ast.AST] = []
-        for node in own_nodes(self.tree):
-            if isinstance(node, ast.Name) and node.id in reaching and isinstance(node.ctx, ast.Load):
-                statement = self._module_statement_at(node)
-                if statement is not None:
-                    points.append(statement)
-        # A class body runs where the class is defined.
-        for node in definitions:
-            if isinstance(node, ast.ClassDef) and node.name not in reaching and _class_body_names(node) & reaching:
-                points.append(node)
-        return points
+        function or class that (transitively) names it; a class body naming one runs where the class
+        is defined.  A module-level lambda or comprehension runs where it is written.
 
-    def _module_statement_at(self, node: ast.AST) -> ast.AST | None:
-        where = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        self.module.analyse()
+        Names are found in the text (comments and strings included: more places to check, never
+        fewer), so that a large module is searched rather than walked."""
+        if isinstance(top, (ast.Lambda, *_COMPREHENSIONS)):
+            statement = self._module_statement_at((top.lineno, top.col_offset))
+            return [statement] if statement is not None else []
+        reaching = {top.name}  # type: ignore[attr-defined]
+        frontier = [top.name]  # type: ignore[attr-defined]
+        points: dict[int, ast.AST] = {}
+        while frontier:
+            for where in self._occurrences(frontier.pop()):
+                child = self.module.child_around(where)
+                node = child.node if child is not None else None
+                if child is None or not isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                    statement = self._module_statement_at(where)
+                    if statement is not None:
+                        points[id(statement)] = statement
+                    continue
+                if node is top or node.name in reaching:
+                    continue
+                if isinstance(node, ast.ClassDef) and not self._in_method(child, where):
+                    points[id(node)] = node  # the class body runs where the class is defined
+                    continue
+                reaching.add(node.name)
+                frontier.append(node.name)
+        return list(points.values())
+
+    def _occurrences(self, name: str) -> Iterator[tuple[int, int]]:
+        """Where ``name`` appears as a word in the file (line, byte column)."""
+        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+        for number, line in enumerate(self._lines, start=1):
+            if name in line:
+                for match in pattern.finditer(line):
+                    yield number, len(line[: match.start()].encode("utf-8"))
+
+    @staticmethod
+    def _in_method(cls: ScopeFacts, where: tuple[int, int]) -> bool:
+        inner = cls.child_around(where)
+        return inner is not None and isinstance(inner.node, (*_FUNCTIONS, ast.Lambda))
+
+    def _module_statement_at(self, where: tuple[int, int]) -> ast.AST | None:
         best = None
-        for recorded in self.module._recorded:
+        for recorded in self.module.statements():
             if _contains(recorded, where) and (best is None or _span(recorded)[:2] >= _span(best)[:2]):
                 best = recorded
         return best
@@ -786,18 +859,15 @@ class FileBindings:
             return Binding(True)
         node = scope.node
         if node.name == "__init__":  # type: ignore[union-attr]
-            state = scope.state_at(self._bytes(point))
-            found = state.get(path, frozenset({UNBOUND})) if state is not None else frozenset({UNBOUND})
+            found = scope.state_at(self._bytes(point), path) or frozenset({UNBOUND})
             if any(d.unbinds for d in found):
                 return Binding(False, found, f"`{path}` is not yet set at this point of `__init__`")
             return Binding(True, found)
         init = next((c for c in owner.children if isinstance(c.node, _FUNCTIONS) and c.node.name == "__init__"), None)
         if init is None or init.self_name is None:
             return Binding(False, reason=f"`{owner.name}` sets no `{attr}` in `__init__`")
-        init.analyse()
-        end = init.end
         init_path = f"{init.self_name}.{attr}"
-        found = end.get(init_path, frozenset({UNBOUND})) if end is not None else frozenset({UNBOUND})
+        found = init.end(init_path) or frozenset({UNBOUND})
         if any(d.unbinds for d in found):
             return Binding(False, found, f"`{owner.name}.__init__` does not set `{attr}` on every path")
         early = self._called_before_set(owner, init, node.name, init_path)  # type: ignore[union-attr]
@@ -825,8 +895,7 @@ class FileBindings:
                 and sub.func.value.id == self_name
                 and sub.func.attr in reaching
             ):
-                state = init.state_at((sub.lineno, sub.col_offset))
-                found = state.get(path, frozenset({UNBOUND})) if state is not None else frozenset({UNBOUND})
+                found = init.state_at((sub.lineno, sub.col_offset), path) or frozenset({UNBOUND})
                 if any(d.unbinds for d in found):
                     return sub.func.attr
         return None
@@ -836,9 +905,8 @@ class FileBindings:
         """The names the statement starting at ``point`` reads and binds (same scope only)."""
         where = self._bytes(point)
         scope = self.scope_at(point)
-        scope.analyse()
         statement = next(
-            (n for n in scope._recorded if isinstance(n, ast.stmt) and (n.lineno, n.col_offset) == where), None
+            (n for n in scope.statements() if isinstance(n, ast.stmt) and (n.lineno, n.col_offset) == where), None
         )
         if statement is None:
             return None
@@ -875,16 +943,3 @@ def _self_calls(facts: ScopeFacts) -> set[str]:
         and isinstance(sub.func.value, ast.Name)
         and sub.func.value.id == facts.self_name
     }
-
-
-def _names_used(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def _class_body_names(node: ast.ClassDef) -> set[str]:
-    """Names a class body reads while the class is being defined (its methods' bodies excluded)."""
-    found = set()
-    for sub in own_nodes(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-            found.add(sub.id)
-    return found

@@ -78,6 +78,8 @@ TENSOR_USES = frozenset(
 )  # not ``device``/``dtype``: configuration objects have those too
 _TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?(?:Tensor|FloatTensor|LongTensor)|Optional\[(?:torch\.)?Tensor\]")
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_"})
+# Calls that only iterate (or count) what they are given.
+_ITERATING_CALLS = frozenset({"len", "iter", "enumerate", "zip", "reversed", "list", "sorted", "tuple", "any", "all"})
 # Calls that take any iterable of modules (wrapping again is harmless).
 _WRAPPING_CALLS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ParameterList"})
 _MUTABLE_CALLS = frozenset({"list", "dict", "collections.OrderedDict", "OrderedDict", "collections.defaultdict"})
@@ -404,24 +406,23 @@ def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctio
 
 
 def _container_use_problem(parent: ast.AST, use: ast.Attribute, allowed: frozenset[str], dict_like: bool) -> str | None:
-    """What a use of the container (``use``, a child of ``parent``) needs that the wrapper lacks."""
-    if isinstance(parent, ast.Attribute) and parent.value is use:
+    """What a use of the container (``use``, a child of ``parent``) needs that the wrapper may lack;
+    None for the uses both support (methods of the wrapper, indexing, iteration, ``len``, ``in``, truth)."""
+    if isinstance(parent, ast.Attribute):
         return None if parent.attr in allowed else f"`.{parent.attr}`"
     if isinstance(parent, ast.Subscript) and parent.value is use:
         index = parent.slice
         if dict_like and isinstance(index, ast.Constant) and not isinstance(index.value, str):
             return "a dict with a non-string key"
         return None
-    if isinstance(parent, ast.Call) and use in parent.args:
-        name = ast_dotted_name(parent.func) or ""
-        if name in ("len", "iter", "enumerate", "zip", "reversed", "list", "sorted", "tuple", "isinstance") and not (
-            name == "isinstance"
-        ):
-            return None
-        return f"an argument of `{name or '...'}(...)`"
-    if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is use:
+    if isinstance(parent, ast.Call):
+        name = ast_dotted_name(parent.func) or "..."
+        return None if name in _ITERATING_CALLS and use in parent.args else f"an argument of `{name}(...)`"
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is use:
         return None
-    if isinstance(parent, ast.Starred) or isinstance(parent, ast.Compare):
+    if isinstance(parent, (ast.Starred, ast.Compare, ast.If, ast.While, ast.BoolOp, ast.Delete)):
+        return None
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
         return None
     if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets: Iterable[ast.AST] = getattr(parent, "targets", None) or [getattr(parent, "target", None)]
@@ -430,11 +431,9 @@ def _container_use_problem(parent: ast.AST, use: ast.Attribute, allowed: frozens
         if all(isinstance(t, (ast.Tuple, ast.List)) for t in targets):
             return None  # unpacked
         return "a value assigned elsewhere"
-    if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
-        return "a returned value"
     if isinstance(parent, ast.BinOp):
         # ``layers + [extra]`` works on a ModuleList (``__add__`` takes any iterable); the reverse does not.
         if isinstance(parent.op, ast.Add) and parent.left is use and not dict_like:
             return None
         return "an operand"
-    return None
+    return "a value passed on"

@@ -475,7 +475,7 @@ class ModelInputNotMoved(Rule):
         if not evidence:
             return self._withheld(argument, evidence.reason or f"`{argument}` is not known to be a tensor")
         return self.make_fix(
-            ReplaceNode(expr, *patterns.appended(expr, "")[:-1], *move.parts),
+            fixes.moved(expr, *move.parts),
             source=move.source,
             subject=expr,
             argument=argument,

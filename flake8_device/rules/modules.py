@@ -111,7 +111,7 @@ class SubmoduleAssignedAfterMove(Rule):
         if target is None:
             return self._withheld(reason or "what is attached is not known to be a tensor")
         return self.make_fix(
-            ReplaceNode(target, *patterns.appended(target, "")[:-1], *device.parts),
+            fixes.moved(target, *device.parts),
             source=device.source,
             subject=event.target_node,
             move=device.text,

@@ -177,17 +177,7 @@ class LossOrMetricNotMoved(Rule):
             # The device only: a loss's weights keep their dtype whatever the predictions were cast to.
             found = fixes.device_move(accel.origin)
             if found is not None:
-                parts, move, source = found.parts, found.text, found.source
-            elif accel.device:
-                parts, move, source = (f".to({accel.device})",), f".to({accel.device})", accel.origin
-            else:
-                parts = ()
-            if parts:
-                fix = self.make_fix(
-                    ReplaceNode(construction, *patterns.appended(construction, "")[:-1], *parts),
-                    source=source,
-                    move=move,
-                )
+                fix = self.make_fix(fixes.moved(construction, *found.parts), source=found.source, move=found.text)
             else:
                 reason = "the predictions' device has no name to copy"
                 fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(device)")
@@ -436,7 +426,7 @@ class IndexOnWrongDevice(Rule):
             if found is not None:
                 parts, move, source = found
                 fix = self.make_fix(
-                    ReplaceNode(event.index.expr, *patterns.appended(event.index.expr, "")[:-1], *parts),
+                    fixes.moved(event.index.expr, *parts),
                     source=source,
                     subject=event.index.expr,
                     index=index,
