@@ -211,9 +211,14 @@ class TensorCreatedWithoutDevice(Rule):
                 continue
             qualified = self.ctx.symbols.qualify(factory.func)
             device = patterns.keyword(factory, "device")
-            if qualified not in torch_api.TENSOR_FACTORIES or (device is not None and _names_the_cpu(device.value)):
+            if device is not None and _names_the_cpu(device.value):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
-            fix = self._fix(factory, qualified, event)
+            if qualified in torch_api.TENSOR_FACTORIES:
+                fix = self._fix(factory, qualified, event)
+            elif self._makes_host_tensors(factory):
+                fix = None  # a function of this file returns it: where to place it is the caller's choice
+            else:
+                continue
             self.report(
                 factory.func,
                 fix=fix,
@@ -221,6 +226,11 @@ class TensorCreatedWithoutDevice(Rule):
                 partner=self.ctx.describe(event.partner.expr),
                 operation=event.operation,
             )
+
+    def _makes_host_tensors(self, call: cst.Call) -> bool:
+        """A call of a function of this file (which returned the host tensor)."""
+        name = call.func.value if isinstance(call.func, cst.Name) else None
+        return name is not None and name in self.ctx.flow.program.functions
 
     def _fix(self, factory: cst.Call, qualified: str, event: events.HostMeetsInput):  # type: ignore[no-untyped-def]
         if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(factory, "device") is not None:
