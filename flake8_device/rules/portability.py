@@ -6,9 +6,8 @@ import re
 
 import libcst as cst
 
-from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.scope import device_variable
-from flake8_device.model import FixSafety, InsertImport, ReplaceNode
+from flake8_device.analysis import patterns, serialization, torch_api
+from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
 
 # Device types whose tensors always carry an index (``cuda:0``), so ``torch.device("cuda")`` never equals theirs.
@@ -21,24 +20,31 @@ _CONFIG_OWNER = re.compile(
 _FLOAT64 = frozenset({"torch.float64", "torch.double"})
 # Casts that replace a float64 dtype (``.double().float()`` is float32 again).
 _OTHER_DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char"})
-# Files whose name says they hold no device tensors: LR-scheduler and grad-scaler states (Python
-# numbers), RNG states (CPU byte tensors), checkpoint metadata (epochs, steps).
-_NO_DEVICE_TENSORS = re.compile(r"sched|scaler|rng|random_state|metadata", re.I)
-# Files about sharded (FSDP) or XLA training: code that cannot run on a CPU-only machine anyway.
-_SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b|torch_xla")
 _AVAILABILITY_CHECK = re.compile(r"is_available\s*\(|device_count\s*\(|torch\.accelerator\b|is_built\s*\(")
 
 
 class TorchLoadWithoutMapLocation(Rule):
-    """`torch.load` without `map_location`.
+    """`torch.load` without `map_location`, where the file can hold accelerator tensors this code may lack.
 
     ## What it does
-    Finds `torch.load(f)` called without `map_location`; not in a branch that
-    already checked `torch.cuda.is_available()`, not for a file the same
-    function saved itself (a round trip) or bytes from `io.BytesIO(...)`, not
-    for files named as scheduler, grad-scaler, RNG or metadata state, which
-    hold no device tensors, and not in FSDP or XLA checkpoint code, which only
-    runs on the accelerators that wrote the files.
+    Finds `torch.load(f)` without `map_location` where the file shows both that
+    the loaded file can hold accelerator tensors and that the code can run
+    elsewhere: the same file saves the `state_dict()` of a model moved to a
+    device (with a matching path, or for a load into a model); the loaded state
+    goes into a model moved to a device (here, in its class, or by the caller
+    that receives the model) or is moved itself; another `torch.load` beside it
+    passes `map_location`; or it is a training checkpoint (it holds optimizer
+    state, or Lightning's `hyper_parameters`). The message says which.
+
+    It stays silent for files the code itself saved with host values only
+    (`x.cpu()`, shapes, numbers), for state loaded into an LR scheduler or a
+    gradient scaler (numbers), for in-memory bytes (`io.BytesIO`), for files
+    shipped with the package (a path built from `__file__`) or downloaded (a URL,
+    a download helper), in a branch that checked `torch.cuda.is_available()`,
+    in FSDP or XLA checkpoint code, and where the code around the load only
+    moves to CUDA literals (`.cuda()`): there the load works on the one machine
+    the code runs on. `DEV405` (off by default) reports every other
+    `torch.load` without `map_location`.
 
     ## Why is this bad?
     `torch.load` restores every tensor on the device it was saved from. A
@@ -51,85 +57,145 @@ class TorchLoadWithoutMapLocation(Rule):
     ```python
     import torch
 
-    state = torch.load("checkpoint.pt")
-    model.load_state_dict(state)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(4, 2).to(device)
+    model.load_state_dict(torch.load("checkpoint.pt"))
     ```
 
     ## Use instead
     ```python
     import torch
 
-    state = torch.load("checkpoint.pt", map_location="cpu")
-    model.load_state_dict(state)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(4, 2).to(device)
+    model.load_state_dict(torch.load("checkpoint.pt", map_location=device))
     ```
 
     ## Fix safety
-    Safe: the fix passes the device variable in scope (`device`,
-    `self.device` in a Lightning module, a module-level `device`), where the
-    loaded tensors are going to be used, or else `"cpu"`, from where
-    `load_state_dict` copies them into the model wherever it lives.
+    Safe when it passes the device the evidence names (`map_location=device`)
+    and that name is definitely bound at the load in its scope (a parameter, a
+    local assigned on every path before it, a module-level name assigned before
+    the function, `self.<attr>` set at the top of `__init__`); else safe with
+    `map_location="cpu"` where the state is copied into a model
+    (`load_state_dict`) or moved afterwards, which decides where it ends up.
+    Otherwise unsafe: the device name is not provably bound there, or the loaded
+    tensors would stay on the CPU where the code may expect the saved device.
     """
 
     code = "DEV401"
     name = "torch-load-without-map-location"
     message = (
-        "`{call}` without `map_location` restores tensors on the device they were saved from: "
-        "a checkpoint saved on CUDA fails on a CPU-only or MPS machine"
+        "`{call}` without `map_location` restores tensors on the device they were saved from "
+        "({evidence}), and fails where that device is missing"
     )
-    fix_title = "Pass `map_location={device}`"
+    fix_title = "Pass `map_location={device}`{why}"
     fix_safety = FixSafety.SAFE
-    markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
+    markers = (r"load\s*\(",)
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self._guards: list[cst.If] = []
+        self._seen: dict[tuple[tuple[str, ...], str], int] = {}
 
-    def visit_If(self, node: cst.If) -> None:
-        self._guards.append(node)
-
-    def leave_If(self, node: cst.If) -> None:
-        self._guards.pop()
+    def facts(self, node: cst.Call) -> serialization.LoadFacts | None:
+        """The serialisation facts of this ``torch.load`` call (None when it is not an unmapped one)."""
+        if self.ctx.symbols.qualify(node.func) != "torch.load":
+            return None
+        if patterns.keyword(node, "map_location") is not None or any(a.star for a in node.args):
+            return None
+        if patterns.positional(node, 1) is not None:
+            return None
+        facts = serialization.facts_for(self.ctx)
+        if facts is None:
+            return None
+        path = tuple(scope.name.value for scope in self.ctx.scopes)
+        code = serialization.normalized(self.ctx.code_for(node))
+        ordinal = self._seen.get((path, code), 0)
+        self._seen[(path, code)] = ordinal + 1
+        return facts.load(path, code, ordinal)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.symbols.qualify(node.func) != "torch.load" or patterns.last_name(node.func) != "load":
+        facts = self.facts(node)
+        if facts is None or facts.evidence is None:
             return
-        if patterns.keyword(node, "map_location") is not None or any(a.star for a in node.args):
-            return
-        first = patterns.positional(node, 0) or patterns.keyword(node, "f")
-        if patterns.positional(node, 1) is not None or first is None:
-            return
-        if any("cuda.is_available" in self.ctx.code_for(guard.test) for guard in self._guards):
-            return  # this branch only runs where CUDA exists
-        if self._saved_here(first.value):
-            return  # a round trip: saved and loaded on this very machine
-        if _NO_DEVICE_TENSORS.search(self.ctx.code_for(first.value)):
-            return  # scheduler, scaler, RNG state and metadata files hold no device tensors
-        if isinstance(first.value, cst.Call) and patterns.last_name(first.value.func) == "BytesIO":
-            return  # bytes serialised by this very run (e.g. sent between processes)
-        if self._sharded_code():
-            return  # FSDP / XLA checkpoint code only runs on the accelerators that saved the files
-        owner = self.ctx.current_class if self.ctx.current_function is not None else None
-        device = device_variable(self.ctx, self.ctx.current_function, owner, node) or '"cpu"'
-        replaced, parts = patterns.keyword_added(node, "map_location", device)
-        fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
-        self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")
+        call = self.ctx.describe(node.func) + "(...)"
+        self.report(node.func, fix=_map_location_fix(self, node, facts), call=call, evidence=facts.evidence.reason)
 
-    def _sharded_code(self) -> bool:
-        cached: bool | None = getattr(self, "_sharded", None)
-        if cached is None:
-            text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
-            cached = self._sharded = _SHARDED_CODE.search(text) is not None
-        return cached
 
-    def _saved_here(self, target: cst.BaseExpression) -> bool:
-        scope = self.ctx.current_function or self.ctx.module
-        wanted = self.ctx.code_for(target)
-        for other in self.ctx.scope_nodes(scope):
-            if isinstance(other, cst.Call) and self.ctx.symbols.qualify(other.func) == "torch.save":
-                saved_to = patterns.positional(other, 1) or patterns.keyword(other, "f")
-                if saved_to is not None and self.ctx.code_for(saved_to.value) == wanted:
-                    return True
-        return False
+def _map_location_fix(rule: Rule, node: cst.Call, facts: serialization.LoadFacts) -> Fix:
+    if facts.device is not None and facts.device_bound:
+        device, safety, why = facts.device, FixSafety.SAFE, ""
+    elif facts.cpu_fits:
+        device, safety, why = '"cpu"', FixSafety.SAFE, ""
+    elif facts.device is not None and facts.device_visible:
+        device, safety = facts.device, FixSafety.UNSAFE
+        why = f" (unsafe: `{facts.device}` is not bound on every path to this call)"
+    elif facts.device is not None:
+        device, safety = facts.device, FixSafety.DISPLAY_ONLY
+        why = f" (shown only: no `{facts.device}` is bound here; name the device this code runs on)"
+    else:
+        device, safety = '"cpu"', FixSafety.UNSAFE
+        why = " (unsafe: the loaded tensors then stay on the CPU)"
+    replaced, parts = patterns.keyword_added(node, "map_location", device)
+    return rule.make_fix(ReplaceNode(replaced, *parts), safety=safety, device=device, why=why)
+
+
+class TorchLoadWithoutAnyMapLocation(Rule):
+    """Any `torch.load` without `map_location` (the opinionated check).
+
+    ## What it does
+    Finds every `torch.load(f)` without `map_location` that `DEV401` does not
+    report (with both on, one load gets one finding), except in-memory bytes
+    (`io.BytesIO`). Off by default: most such loads read files the code saved on
+    the CPU itself, published weights or data; this is a house style that makes
+    every load say where its tensors go.
+
+    ## Why is this bad?
+    Without `map_location`, where the tensors end up depends on where the file
+    was written: a file that holds accelerator tensors fails to load on a
+    machine without that accelerator, and loads onto `cuda:0` in every process
+    of a multi-GPU job. Nothing in the call says which kind of file it is.
+
+    ## Example
+    ```python
+    import torch
+
+    def read_features(path):
+        return torch.load(path)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def read_features(path):
+        return torch.load(path, map_location="cpu")
+    ```
+
+    ## Fix safety
+    Safe where the loaded state is copied into a model (`load_state_dict`) or
+    moved afterwards; otherwise unsafe, since the tensors then stay on the CPU
+    where the code may expect the device they were saved from.
+    """
+
+    code = "DEV405"
+    name = "torch-load-map-location-unspecified"
+    message = "`{call}` without `map_location`: where its tensors land depends on where the file was written"
+    fix_title = "Pass `map_location={device}`{why}"
+    fix_safety = FixSafety.UNSAFE
+    default_enabled = False
+    markers = (r"load\s*\(",)
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._dev401 = TorchLoadWithoutMapLocation(ctx)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        facts = self._dev401.facts(node)
+        if facts is None or facts.evidence is not None:
+            return  # DEV401's, or not an unmapped load
+        if facts.quiet is not None and "BytesIO" in facts.quiet:
+            return
+        self.report(node.func, fix=_map_location_fix(self, node, facts), call=self.ctx.describe(node.func) + "(...)")
 
 
 def _is_device_attribute(rule: Rule, node: cst.BaseExpression) -> bool:
