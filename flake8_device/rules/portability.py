@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
 
 from flake8_device.analysis import patterns, serialization, torch_api
+from flake8_device.analysis.symbols import ast_dotted_name
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
 
 # Device types whose tensors always carry an index (``cuda:0``), so ``torch.device("cuda")`` never equals theirs.
 INDEXED_DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hpu", "npu", "mlu", "mtia", "xla", "privateuseone"})
-# Objects whose ``.device`` is usually a configured string, not a ``torch.device``.
+# Objects whose ``.device`` is usually a configured string, not a ``torch.device`` (also below them:
+# ``cfg.model.device``).
 _CONFIG_OWNER = re.compile(
     r"(?:^|\.)(?:args|arguments|cfg|config|conf|configs|opt|opts|options|hparams|hp|params|hyperparams|settings|"
-    r"training_args|train_args|kwargs|flags|FLAGS|namespace|ns|cli_args|parsed_args)$"
+    r"training_args|train_args|kwargs|flags|FLAGS|namespace|ns|cli_args|parsed_args)(?:$|\.)"
 )
 _FLOAT64 = frozenset({"torch.float64", "torch.double"})
 # Casts that replace a float64 dtype (``.double().float()`` is float32 again).
@@ -236,15 +239,21 @@ class DeviceComparedWithoutIndex(Rule):
 
     ## What it does
     Finds `x.device == "cuda"`, `x.device == "cpu"` and `x.device ==
-    torch.device("cuda")` (and `!=`), where `x.device` is a tensor's or a
-    module's `torch.device`.
+    torch.device("cuda")` (and `!=`, also inside a chain such as `a.device ==
+    b.device == "cuda"`), where `x.device` is a tensor's or a module's
+    `torch.device`, or a name bound to a `torch.device` (`torch.device(...)`,
+    or a function of the file that returns only `torch.device(...)`) compared
+    with a string. Also finds `device.index` of such a name ordered against a
+    number (`device.index >= torch.cuda.device_count()`) with no check that the
+    index is there.
 
     ## Why is this bad?
     A `torch.device` never equals a string (`torch.device("cpu") == "cpu"` is
     `False`), and the device of a CUDA (or MPS, XPU, ...) tensor always carries
     an index: `cuda:0` is not equal to `torch.device("cuda")`. The comparison
     is always `False` (`!=` always `True`), so the branch meant for the GPU
-    never runs, silently.
+    never runs, silently. The index of `torch.device("cuda")` is `None`, so
+    ordering it raises `TypeError`.
 
     ## Example
     ```python
@@ -266,34 +275,133 @@ class DeviceComparedWithoutIndex(Rule):
     Safe: comparing the device type is what an index-less device means;
     a string with an index (`"cuda:1"`) is compared as `torch.device("cuda:1")`.
     The comparison becomes true where it was meant to be, which is the point.
+    Display-only inside a chain of comparisons and for an index (take the
+    index as `device.index or 0`, or compare types, as the code means).
     """
 
     code = "DEV402"
     name = "device-compared-without-index"
-    message = "`{comparison}` is always {result}: {why}"
+    message = "`{comparison}` {outcome}: {why}"
     fix_title = "Compare like this: `{fixed}`"
     fix_safety = FixSafety.SAFE
-    # A `.device` on one side of `==`/`!=`, a string or a `...device(` call on the other.
+    # A device on one side of `==`/`!=`, a string or a `...device(` call on the other; or a device's index ordered.
     markers = (
-        r"\.device",
-        r"\.device\)*\s*[!=]=\s*(?:[rbuRBU]?[\"']|[\w.]*device\s*\()|(?:[\"']|\))\s*[!=]=\s*[\w.()\[\]]*\.device\b",
+        r"device",
+        (
+            r"\.device\)*\s*[!=]=\s*(?:[rbuRBU]?[\"']|[\w.]*device\s*\()|(?:[\"']|\))\s*[!=]=\s*[\w.()\[\]]*\.device\b",
+            r"\w*device\w*\s*[!=]=\s*[rbuRBU]?[\"']|[\"']\s*[!=]=\s*\w*device",
+            r"device\w*\.index\s*[<>]|[<>]=?\s*\w*device\w*\.index\b",
+        ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._names: dict[int, set[str]] = {}
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) != 1:
-            return
-        target = node.comparisons[0]
-        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
-            return
-        operator = "==" if isinstance(target.operator, cst.Equal) else "!="
-        for device, other in ((node.left, target.comparator), (target.comparator, node.left)):
-            if _is_device_attribute(self, device):
-                self._check(node, device, other, operator)
-                return
+        chained = len(node.comparisons) > 1
+        left = node.left
+        for target in node.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+                operator = "==" if isinstance(target.operator, cst.Equal) else "!="
+                for device, other in ((left, right), (right, left)):
+                    if _is_device_attribute(self, device):
+                        if self._check(node, device, other, operator, chained=chained):
+                            return
+                    elif self._device_name(device) and patterns.string_value(other) is not None:
+                        if self._check(node, device, other, operator, chained=chained):
+                            return
+            elif not chained and isinstance(target.operator, _ORDERINGS):
+                for index in (left, right):
+                    if self._indexless_index(index):
+                        self._report_index(node, index)
+                        return
+            left = right
+
+    def _device_name(self, node: cst.BaseExpression) -> bool:
+        """A name of this function bound only to ``torch.device(...)`` (directly or by a function of the file)."""
+        return isinstance(node, cst.Name) and node.value in self._device_names()
+
+    def _device_names(self) -> set[str]:
+        scope = self.ctx.current_function or self.ctx.module
+        names = self._names.get(id(scope))
+        if names is None:
+            bound: dict[str, list[cst.BaseExpression]] = {}
+            elsewhere: set[str] = set()  # bound by a loop, a `with`, `:=`, `+=`: not only devices
+            for other in self.ctx.scope_nodes(scope):
+                if isinstance(other, cst.Assign):
+                    for target in other.targets:
+                        if isinstance(target.target, cst.Name):
+                            bound.setdefault(target.target.value, []).append(other.value)
+                elif isinstance(other, (cst.For, cst.CompFor)) and isinstance(other.target, cst.Name):
+                    elsewhere.add(other.target.value)
+                elif isinstance(other, cst.AsName) and isinstance(other.name, cst.Name):
+                    elsewhere.add(other.name.value)
+                elif isinstance(other, (cst.NamedExpr, cst.AugAssign, cst.AnnAssign)):
+                    if isinstance(other.target, cst.Name):
+                        elsewhere.add(other.target.value)
+            params = set()
+            if self.ctx.current_function is not None:
+                fn = self.ctx.current_function.params
+                params = {p.name.value for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)}
+            names = self._names[id(scope)] = {
+                name
+                for name, values in bound.items()
+                if name not in params | elsewhere and all(self._makes_device(v) for v in values)
+            }
+        return names
+
+    def _makes_device(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        if self.ctx.symbols.qualify(value.func) == "torch.device":
+            return True
+        return isinstance(value.func, cst.Name) and _returns_devices(self.ctx, value.func.value)
+
+    def _indexless_index(self, node: cst.BaseExpression) -> bool:
+        """``device.index`` of a name built by ``torch.device(...)`` without an index, never checked for None.
+
+        Reading ``.index`` means the name holds a device there; the name may be rebound to other
+        things elsewhere (a parameter made into a device, a fallback string later on)."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "index" and isinstance(node.value, cst.Name)):
+            return False
+        name = node.value.value
+        scope = self.ctx.current_function or self.ctx.module
+        built = False
+        for other in self.ctx.scope_nodes(scope):
+            if isinstance(other, cst.Comparison) and any(
+                isinstance(t.operator, (cst.Is, cst.IsNot)) for t in other.comparisons
+            ):
+                if f"{name}.index" in self.ctx.code_for(other):
+                    return False  # the missing index is handled
+            if isinstance(other, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in other.targets
+            ):
+                value = other.value
+                if isinstance(value, cst.Call) and self._makes_device(value):
+                    first = patterns.positional(value, 0)
+                    literal = first is not None and isinstance(first.value, _STRINGS)
+                    if len(value.args) > 1 or (literal and ":" in self.ctx.code_for(first.value)):  # type: ignore
+                        return False  # built with an index
+                    built = True
+        return built
+
+    def _report_index(self, node: cst.Comparison, index: cst.BaseExpression) -> None:
+        owner = self.ctx.describe(index.value)  # type: ignore[attr-defined]
+        why = f"`{owner}.index` is None for a device built without one (`torch.device(\"cuda\")`)"
+        fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, fixed=f"({owner}.index or 0)")
+        self.report(node, fix=fix, comparison=self.ctx.describe(node), outcome="raises TypeError", why=why)
 
     def _check(
-        self, node: cst.Comparison, device: cst.BaseExpression, other: cst.BaseExpression, operator: str
-    ) -> None:
+        self,
+        node: cst.Comparison,
+        device: cst.BaseExpression,
+        other: cst.BaseExpression,
+        operator: str,
+        *,
+        chained: bool = False,
+    ) -> bool:
         result = "False" if operator == "==" else "True"
         text = patterns.string_value(other)
         device_code = self.ctx.describe(device)
@@ -310,14 +418,47 @@ class DeviceComparedWithoutIndex(Rule):
         else:
             found = _indexless_device(self, other)
             if found is None:
-                return
+                return False
             string, kind = found
             why = f"a tensor's device always has an index (`{kind}:0`), which `{self.ctx.describe(other)}` lacks"
             imports = ()
             parts = (device, f".type {operator} ", string)
             fixed = f"{device_code}.type {operator} {string.value}"  # type: ignore[attr-defined]
-        fix = self.make_fix(ReplaceNode(node, *parts), *imports, fixed=fixed)
-        self.report(node, fix=fix, comparison=self.ctx.describe(node), result=result, why=why)
+        if chained:
+            outcome = "is always False" if operator == "==" else "may be always True"
+            fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, fixed=fixed)
+        else:
+            outcome = f"is always {result}"
+            fix = self.make_fix(ReplaceNode(node, *parts), *imports, fixed=fixed)
+        self.report(node, fix=fix, comparison=self.ctx.describe(node), outcome=outcome, why=why)
+        return True
+
+
+_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def _returns_devices(ctx, name: str) -> bool:  # type: ignore[no-untyped-def]
+    """Is ``name`` a function of this file whose every ``return`` gives ``torch.device(...)``?"""
+    cache = ctx.__dict__.setdefault("_device_returning_functions", {})
+    found = cache.get(name)
+    if found is None:
+        found = False
+        if ctx.tree is not None:
+            for statement in ctx.tree.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+                    returns = [
+                        n.value
+                        for n in ast.walk(statement)
+                        if isinstance(n, ast.Return) and n.value is not None
+                    ]
+                    found = bool(returns) and all(
+                        isinstance(r, ast.Call)
+                        and ctx.symbols.qualify_dotted(ast_dotted_name(r.func)) == "torch.device"
+                        for r in returns
+                    )
+        cache[name] = found
+    return found
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:
@@ -332,8 +473,10 @@ class Float64OnMps(Rule):
     Finds float64 tensors placed on Apple's `mps` device in one expression:
     `torch.zeros(n, dtype=torch.float64, device="mps")`, `x.double().to("mps")`,
     `x.to("mps").double()`, `x.to("mps", torch.float64)`, where the device is
-    `"mps"`, `torch.device("mps")`, a conditional choosing `"mps"`, or a name
-    bound to one of these in the same function.
+    `"mps"`, `torch.device("mps")`, a conditional choosing `"mps"`, a device
+    that is MPS on Apple machines (Accelerate's `accelerator.device`,
+    `torch.accelerator.current_accelerator()`), or a name bound to one of these
+    in the same function.
 
     ## Why is this bad?
     The MPS backend has no float64: the move fails with `Cannot convert a MPS
@@ -363,10 +506,10 @@ class Float64OnMps(Rule):
 
     code = "DEV403"
     name = "float64-on-mps"
-    message = "`{cast}` makes a float64 tensor for the `mps` device, which has no float64 support"
+    message = "`{cast}` makes a float64 tensor for {where}, and MPS has no float64 support"
     fix_title = "Use `torch.float32` on MPS (or keep the float64 computation on the CPU)"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"mps", r"float64|\bdouble\b")
+    markers = (r"mps|accelerator", r"float64|\bdouble\b")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func)
@@ -394,7 +537,8 @@ class Float64OnMps(Rule):
         cast = (
             self.ctx.describe(anchor) if not isinstance(anchor, cst.Name) or anchor.value != "double" else ".double()"
         )
-        self.report(anchor, fix=self.make_fix(), cast=cast)
+        where = self._where or "the `mps` device"
+        self.report(anchor, fix=self.make_fix(), cast=cast, where=where)
 
     def _float64(self, node: cst.BaseExpression) -> bool:
         written = patterns.last_name(node) in ("float64", "double")  # what the marker finds, aliases aside
@@ -456,11 +600,26 @@ class Float64OnMps(Rule):
             node = patterns.receiver(node)
         return False
 
+    _where: str | None = None
+
     def _mps(self, node: cst.BaseExpression, depth: int = 0) -> bool:
-        """Is this device expression ``mps`` (a literal, ``torch.device("mps")``, a conditional, a bound name)?"""
+        """Is this device expression ``mps`` (a literal, ``torch.device("mps")``, a conditional, a bound name), or
+        one that is MPS on Apple machines (Accelerate's ``accelerator.device``,
+        ``torch.accelerator.current_accelerator()``)?"""
+        if depth == 0:
+            self._where = None
         if depth > 3:
             return False
         if _device_literal(node) == "mps":
+            return True
+        if isinstance(node, cst.Attribute) and node.attr.value == "device" and (
+            patterns.last_name(node.value) == "accelerator"
+        ):
+            self._where = f"`{self.ctx.describe(node)}`, which is `mps` on Apple machines"
+            return True
+        qualified = self.ctx.symbols.qualify(node.func) if isinstance(node, cst.Call) else None
+        if qualified == "torch.accelerator.current_accelerator":
+            self._where = f"`{self.ctx.describe(node)}`, which is `mps` on Apple machines"
             return True
         if isinstance(node, cst.Call) and self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
             return self._mps(node.args[0].value, depth + 1)
