@@ -93,7 +93,7 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     fix_title = "Pass `map_location={device}`{why}"
     fix_safety = FixSafety.SAFE
-    markers = (r"load\s*\(",)
+    markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
@@ -186,7 +186,7 @@ class TorchLoadWithoutAnyMapLocation(Rule):
     fix_title = "Pass `map_location={device}`{why}"
     fix_safety = FixSafety.UNSAFE
     default_enabled = False
-    markers = (r"load\s*\(",)
+    markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
@@ -509,7 +509,7 @@ class Float64OnMps(Rule):
     message = "`{cast}` makes a float64 tensor for {where}, and MPS has no float64 support"
     fix_title = "Use `torch.float32` on MPS (or keep the float64 computation on the CPU)"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"mps|accelerator", r"float64|\bdouble\b")
+    markers = (r"mps|accelerator\.device|current_accelerator\s*\(", r"float64|\bdouble\b")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func)
