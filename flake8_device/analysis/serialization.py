@@ -26,10 +26,9 @@ per file, and looked up by the rules per call.
 
 The fix needs a device name that is *definitely bound* at the load, in that
 scope, on every path: a parameter, a local assigned on every path before the
-load, a module-level name assigned before the function's definition (and never
-bound locally), or ``self.<attr>`` assigned at the top level of ``__init__``.
-:func:`bound_at` is that proof, kept deliberately small (no aliasing, no
-``global`` statements, loops never bind).
+load (:mod:`flake8_device.analysis.bound_names`), a module-level name assigned
+before the function's definition (and never bound locally), or ``self.<attr>``
+assigned at the top level of ``__init__``.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from flake8_device.analysis import torch_api
+from flake8_device.analysis.bound_names import EVERYTHING, Chain, block_binds, bound_before, target_names
 from flake8_device.analysis.symbols import Symbols, ast_dotted_name
 
 if TYPE_CHECKING:
@@ -141,16 +141,6 @@ def _names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _target_names(target: ast.AST) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
-
-
 def _value_names(node: ast.AST) -> set[str]:
     """Names in ``node`` used as values: not an attribute's owner, not a called function."""
     skipped = set()
@@ -230,90 +220,6 @@ class _Collector:
                 scope.assigns.append((inner.target, inner.value, inner.lineno))
             elif isinstance(inner, ast.comprehension):
                 scope.loops.append((inner.target, inner.iter))
-
-
-# -- definite binding -----------------------------------------------------------------------
-
-_EVERYTHING = frozenset({"*"})
-
-
-def _with_names(statement: ast.With | ast.AsyncWith) -> set[str]:
-    return {n for item in statement.items if item.optional_vars is not None for n in _target_names(item.optional_vars)}
-
-
-def _exits(statement: ast.stmt) -> bool:
-    return isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break))
-
-
-def _block_binds(body: Iterable[ast.stmt]) -> frozenset[str]:
-    """Names every complete run of ``body`` binds (``_EVERYTHING`` when it never completes)."""
-    bound: set[str] = set()
-    for statement in body:
-        names = _statement_binds(statement)
-        if names is _EVERYTHING:
-            return _EVERYTHING
-        bound |= names
-    return frozenset(bound)
-
-
-def _statement_binds(statement: ast.stmt) -> frozenset[str]:
-    if _exits(statement):
-        return _EVERYTHING
-    if isinstance(statement, ast.Assign):
-        return frozenset(n for t in statement.targets for n in _target_names(t))
-    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and (
-        not isinstance(statement, ast.AnnAssign) or statement.value is not None
-    ):
-        return frozenset(_target_names(statement.target))
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return frozenset((a.asname or a.name).split(".")[0] for a in statement.names if a.name != "*")
-    if isinstance(statement, _SCOPES):
-        return frozenset({statement.name})
-    if isinstance(statement, (ast.With, ast.AsyncWith)):
-        names = _with_names(statement)
-        inner = _block_binds(statement.body)
-        return _EVERYTHING if inner is _EVERYTHING else frozenset(names | inner)
-    if isinstance(statement, ast.If):
-        body, orelse = _block_binds(statement.body), _block_binds(statement.orelse)
-        if not statement.orelse:
-            return frozenset()
-        if body is _EVERYTHING:
-            return orelse
-        if orelse is _EVERYTHING:
-            return body
-        return body & orelse
-    if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
-        body = _block_binds([*statement.body, *statement.orelse])  # type: ignore[attr-defined]
-        for handler in statement.handlers:  # type: ignore[attr-defined]
-            handled = _block_binds(handler.body)
-            if body is _EVERYTHING:
-                body = handled
-            elif handled is not _EVERYTHING:
-                body = body & handled
-        final = _block_binds(statement.finalbody)  # type: ignore[attr-defined]
-        if final is _EVERYTHING or body is _EVERYTHING:
-            return _EVERYTHING if final is _EVERYTHING else body
-        return frozenset(body | final)
-    return frozenset()
-
-
-def bound_before(chain: tuple[tuple[list[ast.stmt], int], ...]) -> frozenset[str]:
-    """Names bound on every path to the statement at the end of ``chain`` (within its scope)."""
-    bound: set[str] = set()
-    for depth, (body, index) in enumerate(chain):
-        before = _block_binds(body[:index])
-        if before is _EVERYTHING:
-            return _EVERYTHING  # unreachable: any name will do
-        bound |= before
-        holder = body[index]
-        if depth + 1 < len(chain):
-            inner_body = chain[depth + 1][0]
-            if isinstance(holder, (ast.With, ast.AsyncWith)):
-                bound |= _with_names(holder)
-            elif isinstance(holder, (ast.For, ast.AsyncFor)) and inner_body is holder.body:
-                bound |= set(_target_names(holder.target))
-            bound |= {h.name for h in getattr(holder, "handlers", ()) if inner_body is h.body and h.name}
-    return frozenset(bound)
 
 
 # -- the file's facts -----------------------------------------------------------------------
@@ -504,11 +410,11 @@ class FileSerialization:
                     for t, _, _ in method.assigns
                 )
             return True
-        at_import = _block_binds(self.tree.body)
+        at_import = block_binds(self.tree.body)
         if name in at_import and scope.path and not isinstance(scope.node, ast.ClassDef):
             return True
-        return any(name in _target_names(t) for t, _, _ in scope.assigns) or any(
-            name in _target_names(t) for t, _ in scope.loops
+        return any(name in target_names(t) for t, _, _ in scope.assigns) or any(
+            name in target_names(t) for t, _ in scope.loops
         )
 
     def _guarded(self, chain: tuple[tuple[list[ast.stmt], int], ...]) -> str | None:
@@ -532,10 +438,10 @@ class FileSerialization:
             return
         for name in _value_names(node):
             for target, value, _ in scope.assigns:
-                if name in _target_names(target):
+                if name in target_names(target):
                     yield from self._sources(value, scope, depth + 1)
             for item in scope.with_items:
-                if item.optional_vars is not None and name in _target_names(item.optional_vars):
+                if item.optional_vars is not None and name in target_names(item.optional_vars):
                     yield from self._sources(item.context_expr, scope, depth + 1)
             if name in scope.params and name in self.definitions:  # a pytest fixture injected by name
                 for fixture in self.definitions[name]:
@@ -544,7 +450,7 @@ class FileSerialization:
             if scope.path and name not in scope.params:
                 module = self.scopes[()][0]
                 for target, value, _ in module.assigns:
-                    if name in _target_names(target):
+                    if name in target_names(target):
                         yield from self._sources(value, module, depth + 1)
 
     def _quiet_source(self, source: ast.AST, scope: _Scope) -> str | None:
@@ -644,7 +550,7 @@ class FileSerialization:
             return "unknown", None
         if isinstance(node, ast.Name):
             for target, value, _ in scope.assigns:
-                if node.id in _target_names(target) and isinstance(target, ast.Name):
+                if node.id in target_names(target) and isinstance(target, ast.Name):
                     kind = self._value_kind(value, scope, depth + 1)
                     if kind[0] != "unknown":
                         return kind
@@ -794,7 +700,7 @@ class FileSerialization:
                         return move
             for target, value, _ in caller.assigns:
                 if value is call:
-                    for name in _target_names(target):
+                    for name in target_names(target):
                         move = self.moved(ast.Name(id=name), caller, callers=False, _seen=seen)
                         if move is not None:
                             return move
@@ -810,7 +716,7 @@ class FileSerialization:
         while changed:
             changed = False
             for target, value, _ in callee.assigns:
-                names = set(_target_names(target)) - tainted
+                names = set(target_names(target)) - tainted
                 if names and _names_in(value) & tainted:
                     tainted |= names
                     changed = True
@@ -856,16 +762,16 @@ class FileSerialization:
                     return self._init_binds(scope.path[:-1], parts[-1], scope)
                 return True
             before = bound_before(chain)
-            if name in before or before is _EVERYTHING:
+            if name in before or before is EVERYTHING:
                 return True
-            if any(name in _target_names(t) for t, _, _ in scope.assigns) or any(
-                name in _target_names(t) for t, _ in scope.loops
+            if any(name in target_names(t) for t, _, _ in scope.assigns) or any(
+                name in target_names(t) for t, _ in scope.loops
             ):
                 return False  # a local that is not bound on every path
             return self._module_binds_before(name, scope)
         if isinstance(scope.node, ast.Module):
             before = bound_before(chain)
-            return name in before or before is _EVERYTHING
+            return name in before or before is EVERYTHING
         return False
 
     def _init_binds(self, owner: Path, attr: str, scope: _Scope) -> bool:
@@ -896,7 +802,7 @@ class FileSerialization:
         first = scope.path[0]
         for index, statement in enumerate(top):
             if isinstance(statement, _SCOPES) and statement.name == first:
-                return name in _block_binds(top[:index]) or _block_binds(top[:index]) is _EVERYTHING
+                return name in block_binds(top[:index]) or block_binds(top[:index]) is EVERYTHING
         return False
 
 
@@ -926,7 +832,7 @@ class _ResultFlow:
         while changed:
             changed = False
             for target, value in pairs:
-                names = set(_target_names(target)) - derived
+                names = set(target_names(target)) - derived
                 if names and self._part_of(value, derived):
                     derived |= names
                     changed = True
@@ -1129,9 +1035,6 @@ def _map_location(call: ast.Call) -> ast.AST | None:
     if found is None and len(call.args) > 1:
         found = call.args[1]
     return found
-
-
-Chain = tuple[tuple[list[ast.stmt], int], ...]
 
 
 def _save_target(save: ast.Call) -> ast.AST | None:
