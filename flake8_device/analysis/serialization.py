@@ -868,7 +868,7 @@ class _ResultFlow:
             func = call.func
             name = ast_dotted_name(func) or (func.attr if isinstance(func, ast.Attribute) else "")
             arguments = [*call.args, *(k.value for k in call.keywords)]
-            if name.endswith("load_state_dict") and any(self._holds(a) for a in arguments):
+            if _LOADS_STATE.search(name) and any(self._holds(a) for a in arguments):
                 if isinstance(func, ast.Attribute) and func.attr == "load_state_dict":
                     receiver: ast.AST | None = func.value
                 else:  # set_peft_model_state_dict(model, state)
@@ -946,6 +946,8 @@ class _ResultFlow:
         return found[0] if found else None
 
 
+# ``m.load_state_dict(state)``, ``set_peft_model_state_dict(m, state)``: state copied into a model.
+_LOADS_STATE = re.compile(r"(?:^|[._])(?:load|set)_?\w*state_dict$")
 _SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b|torch_xla")
 _ACCELERATOR_LITERAL = re.compile(r"^(?:cuda|mps|xpu|npu|hpu|xla|mlu)(?::\d+)?$")
 
