@@ -253,8 +253,7 @@ class FixProof:
         reads_second, writes_second = names_second
         conflicts = ((writes_first & (reads_second | writes_second)) | (writes_second & reads_first)) - edit.shared
         if conflicts:
-            name = sorted(conflicts)[0]
-            return f"the two statements depend on each other through `{name}`"
+            return f"the two statements depend on each other through `{min(conflicts)}`"
         for name in sorted(reads_second - edit.shared):
             found = bindings.binding(name, first)
             if not found.bound:
