@@ -306,3 +306,10 @@ def test_the_code_passes_flake8_with_the_plugin() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_fix_titles_are_one_line() -> None:
+    """A move written over several lines is copied as is, but named on one line (JSON, SARIF, GitHub)."""
+    text = BUG.replace("model.to(device)", "model.to(\n    device,\n)")
+    (violation,) = Engine([rule_by_code("DEV101")]).lint(text).violations  # type: ignore[list-item]
+    assert violation.fix_title == "Move it too: `.to( device, )`"
