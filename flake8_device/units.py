@@ -348,23 +348,26 @@ class UnitIndex:
 
     def _callers(self, unit: int, facts: dict[int, _UnitFacts]) -> set[int]:
         name, parent, kind = self.units[unit].name, self.units[unit].parent, self.units[unit].kind
+        if name is None:
+            return set()
         if kind == "function":
-            return {u for u, fact in facts.items() if name in fact.name_calls}
+            return self._calling_by_name.get(name, set())
         if kind != "method" or parent < 0:
             return set()
         if name == "__init__":  # made by ``Cls(...)``
-            owner = self.units[parent].name
-            return {u for u, fact in facts.items() if owner in fact.name_calls}
-        return {u for u, fact in facts.items() if name in fact.calls}  # ``self.m()``, ``obj.m()``
+            return self._calling_by_name.get(self.units[parent].name or "", set())
+        return self._calling.get(name, set())  # ``self.m()``, ``obj.m()``
 
     def _members(self, header: int, names: Iterable[str] | None = None) -> set[int]:
         """The method units of the class whose header unit is ``header`` (only ``names`` if given)."""
+        members = getattr(self, "_members_cache", None)
+        if members is None:
+            members = self._members_cache = {}
+            for i, unit in enumerate(self.units):
+                if unit.kind == "method":
+                    members.setdefault(unit.parent, []).append(i)
         chosen = set(names) if names is not None else None
-        return {
-            i
-            for i, unit in enumerate(self.units)
-            if unit.parent == header and unit.kind == "method" and (chosen is None or unit.name in chosen)
-        }
+        return {i for i in members.get(header, ()) if chosen is None or self.units[i].name in chosen}
 
     def _facts(self) -> dict[int, _UnitFacts]:
         cached = getattr(self, "_facts_cache", None)
@@ -383,6 +386,14 @@ class UnitIndex:
                 self._classes_named.setdefault(unit.name, set()).add(index)
             if unit.kind in ("function", "method", "statements"):
                 facts[index] = _UnitFacts.of(unit.nodes)
+        # Who calls a name: bare (``f(...)``, ``Cls(...)``), or in any way (``obj.f(...)`` too).
+        self._calling_by_name: dict[str, set[int]] = {}
+        self._calling: dict[str, set[int]] = {}
+        for index, fact in facts.items():
+            for name in fact.name_calls:
+                self._calling_by_name.setdefault(name, set()).add(index)
+            for name in fact.calls:
+                self._calling.setdefault(name, set()).add(index)
         self._facts_cache = facts
         return facts
 

@@ -366,10 +366,10 @@ class FileSerialization:
         cuda_only = bool(flow.all_moves()) and all(m.kind == "cuda" for _, m in flow.all_moves())
         if key is not None and not cuda_only:
             evidence.append(Evidence(f"it is a training checkpoint (it holds `{key}`), saved where training ran"))
-        # A file the caller names (``def load_weights(path): return torch.load(path)``) in a file that
-        # saves a model's state from a device: what it loads may well be that state.
-        given = isinstance(source, ast.Name) and source.id in scope.params
-        if not evidence and (flow.receivers or given) and not saved and not cuda_only:
+        if not evidence and not saved and not cuda_only:
+            # A file the callers name (``load_weights("weights.pt")``) that the file saves from a device.
+            evidence += self._saved_by_callers_path(source, scope)
+        if not evidence and flow.receivers and not saved and not cuda_only:
             device_save = self._device_state_saved()
             if device_save is not None:
                 save, move = device_save
@@ -679,6 +679,42 @@ class FileSerialization:
                     yield call, other
                 elif method and isinstance(func, ast.Attribute) and func.attr == name:
                     if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                        yield call, other
+
+    def _saved_by_callers_path(self, source: ast.AST, scope: _Scope, depth: int = 0) -> list[Evidence]:
+        """``def load(path): return torch.load(path)`` called (through up to three calls) with a path
+        the file saves device state to."""
+        if not isinstance(source, ast.Name) or source.id not in scope.params or depth > 2:
+            return []
+        method = len(scope.path) >= 2 and scope.path[:-1] in self.classes
+        position = scope.params.index(source.id) - (1 if method else 0)
+        for call, caller in self._calls_and_constructions(scope):
+            argument = next((k.value for k in call.keywords if k.arg == source.id), None)
+            if argument is None and 0 <= position < len(call.args):
+                argument = call.args[position]
+            if argument is None:
+                continue
+            if isinstance(argument, ast.Name) and argument.id in caller.params:
+                found = self._saved_by_callers_path(argument, caller, depth + 1)
+                if found:
+                    return found
+                continue
+            for save, _, save_scope in self._matching_saves(argument, caller):
+                kind, move = self._saved_kind(save, save_scope)
+                if kind == "device" and move is not None and move.kind == "device":
+                    what = _short(save.args[0])
+                    reason = f"line {save.lineno} saves `{what}` from `{move.device}` to the file line {call.lineno} loads"
+                    return [Evidence(reason, move.device)]
+        return []
+
+    def _calls_and_constructions(self, scope: _Scope) -> Iterator[tuple[ast.Call, _Scope]]:
+        """Calls of ``scope``, and for an ``__init__`` the calls of its class (``Restorer(path)``)."""
+        yield from self._calls_to(scope)
+        if len(scope.path) >= 2 and scope.path[-1] == "__init__" and scope.path[:-1] in self.classes:
+            name = scope.path[-2]
+            for other in self._all_scopes():
+                for call, _ in other.calls:
+                    if isinstance(call.func, ast.Name) and call.func.id == name:
                         yield call, other
 
     def _moved_by_callers_argument(self, scope: _Scope, param: str, seen: frozenset[str]) -> Move | None:

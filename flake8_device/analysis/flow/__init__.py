@@ -136,6 +136,8 @@ class FlowAnalysis:
         found: dict[str, list[Value]] = {}
         for entry in reversed(list(self.program.lineage(class_name))):
             for name, method in entry.methods.items():
+                if not self.program.sets_attributes(method):
+                    continue
                 summary = self.summary(method, seeded=False)
                 if summary is None:
                     continue

@@ -540,7 +540,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for _ in range(2):
                 self.state = entry.copy()
                 self._loop_body(statement)
-                entry = join_states([before, self._continue_state(self.state)])
+                joined = join_states([before, self._continue_state(self.state)])
+                converged = joined.env == entry.env
+                entry = joined
+                if converged:
+                    break  # another pass would start from the same state
             self.record = record
         self.state = entry.copy()
         self.state.transformed = {}

@@ -33,6 +33,7 @@ class Program:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, ClassEntry] = {}
         self._owners: dict[cst.FunctionDef, ClassEntry] = {}
+        self._sets: dict[cst.FunctionDef, bool] = {}
         for statement in _definitions(module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.functions.setdefault(statement.name.value, statement)
@@ -46,6 +47,15 @@ class Program:
 
     def owner(self, function: cst.FunctionDef) -> ClassEntry | None:
         return self._owners.get(function)
+
+    def sets_attributes(self, method: cst.FunctionDef) -> bool:
+        """Does the method assign (or move in place) an attribute of its first parameter, or call
+        another method on it (which may)?  Read from its statements only, once."""
+        found = self._sets.get(method)
+        if found is None:
+            params = [*method.params.posonly_params, *method.params.params]
+            found = self._sets[method] = bool(params) and _sets_attributes(method, params[0].name.value)
+        return found
 
     def lineage(self, name: str) -> Iterator[ClassEntry]:
         """The class ``name`` and its bases defined in this file, nearest first."""
@@ -138,3 +148,37 @@ def _definitions(body: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.
         elif isinstance(statement, (cst.If, cst.Try, cst.With)):
             for block in compound_blocks(statement):
                 yield from _definitions(block)
+
+
+def _sets_attributes(method: cst.FunctionDef, self_name: str) -> bool:
+    stack: list[cst.BaseStatement] = list(block_of(method.body))
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets: list[cst.BaseExpression] = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    targets = [small.value.func]  # ``self.x.to(d)``, ``self.reset()``
+                if any(_on(target, self_name) for target in targets):
+                    return True
+        elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+            statement, (cst.FunctionDef, cst.ClassDef)
+        ):
+            for block in compound_blocks(statement):
+                stack.extend(block)
+    return False
+
+
+def _on(target: cst.BaseExpression, self_name: str) -> bool:
+    """``self.x``, ``self.x[k]``, ``(self.a, b)``: a target (or callee) reached through ``self``."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_on(e.value, self_name) for e in target.elements)
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+        if isinstance(target, cst.Name) and target.value == self_name:
+            return True
+    return False
