@@ -34,10 +34,18 @@ if TYPE_CHECKING:
 
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
-    """The source of ``node`` over the span PositionProvider gives it (own parentheses excluded)."""
-    if getattr(node, "lpar", None) and not (isinstance(node, cst.Tuple) and not node.elements):
-        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]  # (``()`` keeps its own)
-    return module.code_for_node(node)
+    """The source of ``node`` over the span PositionProvider gives it (own parentheses excluded).
+
+    The parentheses are cut from the generated text: rebuilding the node without them would
+    validate a new node, which costs more than the code generation (and ``()`` needs its own)."""
+    code = module.code_for_node(node)
+    parens = len(getattr(node, "lpar", ()) or ())
+    if parens and not (isinstance(node, cst.Tuple) and not node.elements):
+        code = code.strip()
+        for _ in range(parens):
+            if code.startswith("(") and code.endswith(")"):
+                code = code[1:-1].strip()
+    return code
 
 
 @dataclass

@@ -187,7 +187,7 @@ class Engine:
         if not selected:
             return None
         flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        context = units.flow_context(flow_units) if flow_units else set()
+        context = units.flow_context(index, flow_units) if flow_units else set()
         sparse = units.sparse_source(index, units.with_headers(selected | context))
         return sparse, report_ranges
 

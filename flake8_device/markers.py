@@ -42,7 +42,7 @@ STATEFUL_LAYER_CALL = rf"(?:{_STATEFUL_NAMES})\s*\("
 ACCELERATOR_SOURCE = r"\.(?:to|cuda)\s*\(|device(?:_map)?\s*=\s*(?![\w.]*\.device\b|None\b)|(?:{moves})\s*\("
 # Something that is certainly on the host: `.cpu()`, a factory without `device=` (or with
 # `device="cpu"`), a data loader, `.to("cpu")`.
-HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|LOADER|\bdl\b|\.to\s*\(\s*[\"']cpu"
+HOST_SOURCE = rf"\.cpu\s*\(|{HOST_FACTORY_CALL}|device\s*=\s*[\"']cpu|[Ll]oader|LOADER|dl\b|\.to\s*\(\s*[\"']cpu"
 # A call building an `nn.Module` (which may never be moved): filled in per file from its imports
 # and classes (see Symbols.vocabulary).
 MODULE_CONSTRUCTOR_CALL = "{modules}"
@@ -50,4 +50,4 @@ MODULE_CONSTRUCTOR_CALL = "{modules}"
 MEETING_SIDE = rf"{ACCELERATOR_SOURCE}|{HOST_SOURCE}|{MODULE_CONSTRUCTOR_CALL}"
 # A move written as a statement or anywhere.
 MOVE_CALL = r"\.(?:to|cuda)\s*\("
-LOADER = r"[Ll]oader|LOADER|\bdl\b"
+LOADER = r"[Ll]oader|LOADER|dl\b"

@@ -115,7 +115,40 @@ class LazyPattern:
 def _fill(template: str, vocabulary: dict[str, str]) -> str:
     for name, pattern in vocabulary.items():
         template = template.replace("{" + name + "}", pattern)
-    return template
+    return _without_dead_branches(template)
+
+
+# What an empty vocabulary entry becomes (a pattern that never matches), bare or grouped.
+_NEVER = ("(?!)", "(?:(?!))")
+
+
+def _without_dead_branches(pattern: str) -> str:
+    """``pattern`` less its top-level alternatives that start with a never-matching group.
+
+    They cannot match, but a branch that does not start with a literal character turns off
+    ``re``'s first-character scan for the whole pattern (several times slower on a file)."""
+    if "(?!)" not in pattern:
+        return pattern
+    branches, depth, start, escaped, in_class = [], 0, 0, False, False
+    for position, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:position])
+            start = position + 1
+    branches.append(pattern[start:])
+    alive = [b for b in branches if not b.startswith(_NEVER)]
+    return "|".join(alive) if alive else "(?!)"
 
 
 @functools.lru_cache(maxsize=256)
@@ -123,9 +156,25 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+# What a unit's source text says it calls and does with ``self`` (``{self}``: the name of its first
+# parameter).  Read from the text, not the tree: the flow context is a superset (calls written in
+# comments or strings only add context), and a scan of the text is much cheaper than a tree walk.
+_NAME_CALL = re.compile(r"(?<![\w.])(?<!def )(?<!class )([A-Za-z_]\w*)\s*\(")
+_ATTRIBUTE_CALL = re.compile(r"\.([A-Za-z_]\w*)\s*\(")
+_SUPER_CALL = re.compile(r"super\s*\([^()]*\)\s*\.(\w+)\s*\(")
+_SELF_CALL = r"(?<![\w.]){self}\.(\w+)\s*\("
+_SELF_MOVED = r"(?<![\w.]){self}\.(\w+)\.(?:to|cuda|cpu)\s*\("
+_SELF_MENTION = r"(?<![\w.]){self}\.(\w+)"
+# ``self.x = ``, ``self.x: T = ``, ``self.x += ``, and the ``self.a`` of ``self.a, self.b = ...``.
+_SELF_SET = (
+    r"(?<![\w.]){self}\.(\w+)"
+    r"(?:\s*(?::[^=\n]*)?(?:[-+*/@%&|^]|//|\*\*|<<|>>)?=(?!=)|(?=\s*,[^=\n]*[^=!<>]=(?!=)))"
+)
+
+
 @dataclass
 class _UnitFacts:
-    """What a unit calls, and which attributes of ``self`` it reads and sets (from the ``ast``)."""
+    """What a unit calls, and which attributes of ``self`` it reads and sets (from its text)."""
 
     # Every name called (``f(...)``, ``x.f(...)``), those called bare (``f(...)``), and those called on
     # ``self`` or ``super()``.
@@ -133,39 +182,35 @@ class _UnitFacts:
     name_calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
     reads: set[str] = field(default_factory=set)
-    # ``"__self__"`` stands for an in-place move of a whole attribute (``self.x.to(...)``).
+    # An in-place move of an attribute (``self.x.to(...)``) counts as setting it.
     sets: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, nodes: list[ast.stmt]) -> _UnitFacts:
+    def of(cls, text: str, self_name: str) -> _UnitFacts:
         facts = cls()
-        self_name = "self"
-        if len(nodes) == 1 and isinstance(nodes[0], _DEFS) and nodes[0].args.args:
-            self_name = nodes[0].args.args[0].arg
-        for node in nodes:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Call):
-                    func = sub.func
-                    if isinstance(func, ast.Name):
-                        facts.calls.add(func.id)
-                        facts.name_calls.add(func.id)
-                    elif isinstance(func, ast.Attribute):
-                        moved = func.value
-                        if (
-                            func.attr in ("to", "cuda", "cpu")
-                            and isinstance(moved, ast.Attribute)
-                            and isinstance(moved.value, ast.Name)
-                            and moved.value.id == self_name
-                        ):
-                            facts.sets.add(moved.attr)  # ``self.model.to(device)`` moves it in place
-                        if isinstance(func.value, ast.Name) and func.value.id == self_name:
-                            facts.self_calls.add(func.attr)
-                        elif isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name):
-                            facts.self_calls.add(func.attr)  # ``super().f()``
-                        facts.calls.add(func.attr)
-                elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == self_name:
-                    (facts.sets if isinstance(sub.ctx, ast.Store) else facts.reads).add(sub.attr)
+        facts.name_calls = set(_NAME_CALL.findall(text))
+        facts.calls = facts.name_calls | set(_ATTRIBUTE_CALL.findall(text))
+        facts.self_calls = set(_SUPER_CALL.findall(text))
+        if self_name + "." in text:
+            name = re.escape(self_name)
+            facts.self_calls.update(_compiled(_SELF_CALL.format(self=name)).findall(text))
+            set_at = _compiled(_SELF_SET.format(self=name)).findall(text)
+            facts.sets = set(set_at) | set(_compiled(_SELF_MOVED.format(self=name)).findall(text))
+            # Read: mentioned more often than assigned.
+            mentions: dict[str, int] = {}
+            for attribute in _compiled(_SELF_MENTION.format(self=name)).findall(text):
+                mentions[attribute] = mentions.get(attribute, 0) + 1
+            for attribute in set_at:
+                mentions[attribute] -= 1
+            facts.reads = {a for a, count in mentions.items() if count > 0}
         return facts
+
+
+def _self_name(nodes: list[ast.stmt]) -> str:
+    """The name a method calls its instance (its first parameter; ``self`` elsewhere)."""
+    if len(nodes) == 1 and isinstance(nodes[0], _DEFS) and nodes[0].args.args:
+        return nodes[0].args.args[0].arg
+    return "self"
 
 
 @dataclass
@@ -310,13 +355,13 @@ class UnitIndex:
             chosen.append(wanted)
         return chosen
 
-    def flow_context(self, selected: set[int], depth: int = 3) -> set[int]:
+    def flow_context(self, index: LineIndex, selected: set[int], depth: int = 2) -> set[int]:
         """The units the device flow of ``selected`` reads, up to ``depth`` steps away: the functions
         and methods they call, the classes they instantiate (construction, ``forward``/``__call__``,
         the methods called on the instances), the methods of their own class that set the attributes
         they read or construct it, and the code that calls them (which gives their parameters and the
         attributes ``self`` has); and the same again around what was added."""
-        facts = self._facts()
+        facts = self._facts(index)
         wanted = set(selected)
         frontier = set(selected)
         for _ in range(depth):
@@ -339,7 +384,8 @@ class UnitIndex:
         found |= {m for c in instantiated for m in self._members(c, ("__init__", "forward", "__call__"))}
         # ``obj.m(...)``: the methods of that name in the file's classes (whichever ``obj`` is).
         for name in fact.calls - fact.name_calls:
-            found |= self._methods_named.get(name, set())
+            if not name.startswith("__"):  # ``super().__init__()``: its own class's, found below
+                found |= self._methods_named.get(name, set())
         parent = self.units[unit].parent
         if parent >= 0:
             found |= self._members(parent, fact.self_calls | {"__init__"})
@@ -369,7 +415,7 @@ class UnitIndex:
         chosen = set(names) if names is not None else None
         return {i for i in members.get(header, ()) if chosen is None or self.units[i].name in chosen}
 
-    def _facts(self) -> dict[int, _UnitFacts]:
+    def _facts(self, lines: LineIndex) -> dict[int, _UnitFacts]:
         cached = getattr(self, "_facts_cache", None)
         if cached is not None:
             return cached
@@ -385,7 +431,7 @@ class UnitIndex:
             if unit.kind == "header" and unit.name:
                 self._classes_named.setdefault(unit.name, set()).add(index)
             if unit.kind in ("function", "method", "statements"):
-                facts[index] = _UnitFacts.of(unit.nodes)
+                facts[index] = _UnitFacts.of(self._text(index, lines), _self_name(unit.nodes))
         # Who calls a name: bare (``f(...)``, ``Cls(...)``), or in any way (``obj.f(...)`` too).
         self._calling_by_name: dict[str, set[int]] = {}
         self._calling: dict[str, set[int]] = {}
@@ -396,6 +442,13 @@ class UnitIndex:
                 self._calling.setdefault(name, set()).add(index)
         self._facts_cache = facts
         return facts
+
+    def _text(self, unit: int, index: LineIndex) -> str:
+        starts, text = index.starts, index.text
+        return "".join(
+            text[starts[first - 1] : starts[last] if last < len(starts) else len(text)]
+            for first, last in self.units[unit].ranges
+        )
 
     def with_headers(self, selected: set[int]) -> set[int]:
         """``selected`` plus the class headers around its members."""

@@ -703,7 +703,9 @@ class FileSerialization:
                 kind, move = self._saved_kind(save, save_scope)
                 if kind == "device" and move is not None and move.kind == "device":
                     what = _short(save.args[0])
-                    reason = f"line {save.lineno} saves `{what}` from `{move.device}`, the file line {call.lineno} loads"
+                    reason = (
+                        f"line {save.lineno} saves `{what}` from `{move.device}`, the file line {call.lineno} loads"
+                    )
                     return [Evidence(reason, move.device)]
         return []
 

@@ -26,7 +26,8 @@ instances of helper classes that keep host tensor constants (:mod:`..helpers`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -163,7 +164,9 @@ class FlowAnalysis:
         # what they are given.
         module = self.ctx.module
         self.final_env[module] = Interpreter(self, None, None).run(module.body)
-        for function, owner, path in _callers_first(list(_functions(module.body, None, ()))):
+        functions = self.ctx.functions
+        text_of = functions.text if functions is not None else (lambda path: None)
+        for function, owner, path in _callers_first(list(_functions(module.body, None, ())), text_of):
             self.final_env[function] = Interpreter(self, function, owner, path).run_function()
 
 
@@ -191,6 +194,7 @@ def _functions(
 
 def _callers_first(
     functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]],
+    text_of: Callable[[tuple[str, ...]], str | None],
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
     """The functions, each after the functions of the file that call it (file order otherwise)."""
     by_name: dict[str, list[cst.FunctionDef]] = {}
@@ -199,9 +203,11 @@ def _callers_first(
         if owner is not None and function.name.value == "__init__":
             by_name.setdefault(owner.name.value, []).append(function)  # ``Model(...)`` runs its __init__
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
-    for function, _, _ in functions:
+    for function, _, path in functions:
         # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).
-        for name in _called_names(function):
+        text = text_of(path)
+        names = set(_CALLED.findall(text)) if text is not None else _called_names(function)
+        for name in names:
             for callee in by_name.get(name, ()):
                 if callee is not function:
                     callers[callee].add(function)
@@ -222,6 +228,10 @@ def _callers_first(
     for function, _, _ in functions:
         visit(function, set())
     return ordered
+
+
+# A name followed by a call's parenthesis, in a function's source text (a superset of what it calls).
+_CALLED = re.compile(r"(\w+)\s*\(")
 
 
 def _called_names(function: cst.FunctionDef) -> set[str]:
