@@ -327,7 +327,12 @@ class UnitIndex:
                 for name in fact.calls:
                     found |= self._functions_named.get(name, set())
                     classes = self._classes_named.get(name, set())
-                    found |= {m for c in classes for m in self._members(c, ("__init__", "forward", "__call__"))}
+                    for c in classes:
+                        # Its construction and calls; at least one member, so that its bases are known.
+                        members = self._members(c, ("__init__", "forward", "__call__")) or set(
+                            sorted(self._members(c))[:1]
+                        )
+                        found |= members
                 instantiated = {c for name in fact.calls for c in self._classes_named.get(name, set())}
                 # The methods called on the instances it makes (``Predictor(m).predict(x)``).
                 found |= {m for c in instantiated for m in self._members(c, fact.calls)}
@@ -348,6 +353,12 @@ class UnitIndex:
                     callers |= {u for u, fact in facts.items() if name in fact.name_calls}
                 elif self.units[unit].kind == "method" and parent >= 0:
                     callers |= {m for m in self._members(parent) if facts.get(m) and name in facts[m].self_calls}
+                    # The code that makes an instance and calls it (or this method on it).
+                    owner = self.units[parent].name
+                    implicit = name in ("__init__", "__call__", "forward")
+                    callers |= {
+                        u for u, fact in facts.items() if owner in fact.calls and (implicit or name in fact.calls)
+                    }
             callers -= wanted
             wanted |= callers
             frontier = callers

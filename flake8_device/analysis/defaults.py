@@ -60,7 +60,9 @@ def _is_accelerator(node: ast.expr | None, symbols: Symbols) -> bool | None:
     if qualified is not None and qualified.startswith("torch.") and qualified.endswith("Tensor"):
         return bool(_ACCELERATOR_TENSOR_TYPE.match(qualified))
     # A variable named like a device is the accelerator the code is written for (the same
-    # convention as ``.to(device)`` in the flow analysis).
+    # convention as ``.to(device)`` in the flow analysis); ``device.type`` is its kind.
+    if dotted.endswith(".type"):
+        dotted = dotted[: -len(".type")]
     return True if _DEVICE_NAME.search(dotted) else None
 
 

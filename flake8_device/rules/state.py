@@ -165,14 +165,20 @@ class LossOrMetricNotMoved(Rule):
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
-    markers = (rf"weight\s*=|{_METRIC_CALL_MARKER}",)
+    # Weights, a metric, or a loss module (``MelLoss(...)``, ``reg_loss(...)``) built or called here.
+    markers = (rf"weight\s*=|{_METRIC_CALL_MARKER}|Loss\s*\(|_loss\s*\(",)
     file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
             construction = event.construction
             qualified = self.ctx.symbols.qualify(construction.func) or ""
-            what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
+            if qualified.startswith("torchmetrics."):
+                what = "its metric state"
+            elif qualified.startswith("torch."):
+                what = "its weights"
+            else:
+                what = "its parameters and buffers"
             accel = event.argument.value
             # The device only: a loss's weights keep their dtype whatever the predictions were cast to.
             found = fixes.device_move(accel.origin)
@@ -241,21 +247,21 @@ class GeneratorOnWrongDevice(Rule):
     fix_title = "Draw with a generator on the device the numbers go to"
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
-    # A generator, and something on the accelerator: the generator itself (`Generator(device=...)`)
-    # or what it draws.
-    markers = (
-        r"generator\s*=",
-        r"Generator\s*\(",
-        (marker.ACCELERATOR_SOURCE, r"Generator\s*\(\s*[^)\s]"),
-    )
+    # A generator handed on here; it may be made elsewhere (an attribute, a caller), and the device it
+    # meets may come from a caller or from the file's default device.
+    markers = (r"generator\s*=",)
+    file_markers = (r"Generator\s*\(",)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.GeneratorMismatch):
             generator_device = _where(event.generator.value)
             target = _where(event.target)
             fix = self.make_fix()
+            # Under a default device the generator is what to change: reported where it is made.
+            origin = event.generator.value.origin
+            made_here = event.by_default and isinstance(origin, cst.Call)
             self.report(
-                event.generator.expr,
+                origin if made_here and origin is not None else event.generator.expr,
                 fix=fix,
                 generator=self.ctx.describe(event.generator.expr),
                 generator_device=generator_device,

@@ -26,7 +26,7 @@ instances of helper classes that keep host tensor constants (:mod:`..helpers`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -41,9 +41,11 @@ from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks
 from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, union
 from flake8_device.analysis.helpers import HelperClasses
+from flake8_device.analysis.symbols import dotted_name
 from flake8_device.walk import children
 
 if TYPE_CHECKING:
+    from flake8_device.analysis.defaults import DefaultDeviceSetting
     from flake8_device.context import FileContext
 
 __all__ = [
@@ -74,6 +76,9 @@ class FlowAnalysis:
         self._attribute_states: dict[str, dict[str, Value]] = {}
         # What the calls in the file pass each function: parameter -> values.
         self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
+        self._outside_names: dict[cst.FunctionDef | None, frozenset[str]] = {}
+        # A function defined in another function: that function (whose names it reads as a closure).
+        self.enclosing: dict[cst.FunctionDef, cst.FunctionDef] = {}
         self._run()
 
     def events_of(self, kind: type[E]) -> list[E]:
@@ -88,6 +93,12 @@ class FlowAnalysis:
         """No ``torch.set_default_device`` (or ``with torch.device(...)``) that may pick an accelerator:
         a factory without ``device=`` allocates on the CPU."""
         return not any(s.accelerator is not False for s in self.ctx.default_devices)
+
+    @cached_property
+    def default_device_setting(self) -> DefaultDeviceSetting | None:
+        """The file's ``torch.set_default_device`` of an accelerator (not a ``with`` block): the
+        setting is global, and samplers draw when their loader is iterated, after any setup."""
+        return next((s for s in self.ctx.default_devices if s.accelerator is True and not s.scoped), None)
 
     def add(self, event: Event, key_node: cst.CSTNode) -> None:
         key = (type(event), id(key_node))
@@ -149,6 +160,34 @@ class FlowAnalysis:
         self._attribute_states[class_name] = state
         return state
 
+    def names_from_outside(self, function: cst.FunctionDef | None) -> frozenset[str]:
+        """The plain names of a scope (a function, or the module for None) that may be bound by what
+        the interpreter does not follow: parameters, imports, ``global``/``nonlocal`` names."""
+        found = self._outside_names.get(function)
+        if found is not None:
+            return found
+        names = set(self.ctx.symbols.imports)
+        if function is not None:
+            params = function.params
+            names.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+            stars = (params.star_arg, params.star_kwarg)
+            names.update(star.name.value for star in stars if isinstance(star, cst.Param))
+            stack: list[cst.CSTNode] = [function.body]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.Global, cst.Nonlocal)):
+                    names.update(item.name.value for item in node.names)
+                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                    for alias in node.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        names.add((dotted_name(bound) or "").split(".")[0])
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                stack.extend(children(node))
+        found = frozenset(names)
+        self._outside_names[function] = found
+        return found
+
     def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None:
         if record:
             context = self.contexts.setdefault(function, {})
@@ -162,7 +201,16 @@ class FlowAnalysis:
         # the functions it calls what it passes them.
         module = self.ctx.module
         self.final_env[module] = Interpreter(self, None, None, report=self.ctx.flow_covers(())).run(module.body)
-        for function, owner, path in _callers_first(list(_functions(module.body, None, ()))):
+        functions = list(_functions(module.body, None, ()))
+        for function, _, _ in functions:
+            for inner in _nested_functions(function):
+                self.enclosing[inner] = function
+        plain = {
+            owner.name.value
+            for _, owner, _ in functions
+            if owner is not None and not self.ctx.symbols.is_local_module_class(owner.name.value)
+        }
+        for function, owner, path in _callers_first(functions, plain):
             interpreter = Interpreter(self, function, owner, path, report=self.ctx.flow_covers(path))
             self.final_env[function] = interpreter.run_function()
 
@@ -189,15 +237,32 @@ def _functions(
                 yield from _functions(block, owner, path)
 
 
+def _nested_functions(function: cst.FunctionDef) -> Iterator[cst.FunctionDef]:
+    """The functions defined directly in ``function``'s body (in its blocks too)."""
+    todo: list[Sequence[cst.BaseStatement]] = [block_of(function.body)]
+    while todo:
+        for statement in todo.pop():
+            if isinstance(statement, cst.FunctionDef):
+                yield statement
+            elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Match)):
+                todo.extend(compound_blocks(statement))
+
+
 def _callers_first(
     functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]],
+    plain_classes: Container[str] = (),
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
-    """The functions, each after the functions of the file that call it (file order otherwise)."""
+    """The functions, each after the functions of the file that call it (file order otherwise).
+
+    ``plain_classes``: classes that are not modules, whose ``__call__`` the code that makes an
+    instance usually calls (a module's ``forward`` starts from where its inputs are instead)."""
     by_name: dict[str, list[cst.FunctionDef]] = {}
     for function, owner, _ in functions:
         by_name.setdefault(function.name.value, []).append(function)
         if owner is not None and function.name.value == "__init__":
             by_name.setdefault(owner.name.value, []).append(function)  # ``Model(...)`` runs its __init__
+        if owner is not None and function.name.value == "__call__" and owner.name.value in plain_classes:
+            by_name.setdefault(owner.name.value, []).append(function)
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
     for function, _, _ in functions:
         # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).

@@ -56,6 +56,10 @@ class InterpreterBase:
 
         def _value_of(self, node: cst.BaseExpression) -> Value: ...
 
+        def _known_not_empty(self, operand: Operand) -> bool: ...
+
+        def _given(self, value: Value) -> bool: ...
+
         def _attribute(self, node: cst.Attribute) -> Value: ...
 
         def _subscript(self, node: cst.Subscript) -> Value: ...
@@ -106,6 +110,22 @@ class InterpreterBase:
         def _moved(self, path: str) -> None: ...
 
         def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None: ...
+
+        def _random_target(
+            self, node: cst.Call, qualified: str, arguments: list[Operand]
+        ) -> tuple[Value, str, bool] | None: ...
+
+        def _check_generator(
+            self,
+            node: cst.Call,
+            arguments: list[Operand],
+            target: Value,
+            target_text: str,
+            *,
+            by_default: bool = False,
+        ) -> None: ...
+
+        def _attribute_of(self, base: Value, attr: str) -> Value: ...
 
         def _attach_call(
             self, owner_expr: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, method: str = ""

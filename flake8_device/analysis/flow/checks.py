@@ -37,9 +37,16 @@ from flake8_device.analysis.flow.values import (
     UNKNOWN,
     Kind,
     Value,
+    alternatives,
     placement_condition,
     tensorish,
 )
+
+
+def _backend_guard(guard: str | None) -> bool:
+    """A path taken under a test of the backend (``if dist.get_backend() == "gloo":``) may be the
+    CPU backend's own."""
+    return guard is not None and ("backend" in guard or "gloo" in guard)
 
 
 class ChecksMixin(InterpreterBase):
@@ -49,10 +56,18 @@ class ChecksMixin(InterpreterBase):
         chosen = [positional[i] for i in positions if i < len(positional)]
         chosen += [o for a, o in zip(node.args, arguments) if a.keyword is not None and a.keyword.value in keywords]
         for operand in chosen:
-            value = operand.value
+            # Along some path (``total = mask.sum()`` in one arm, ``torch.tensor(n)`` in the other).
             # ``module is None`` too: ``x.cpu()`` of an unknown value is a tensor here (no module is reduced).
-            if value.kind is Kind.HOST and value.module is not True and not value.batch:
-                self._emit(CollectiveOnHost(node, operand, qualified, self.function), operand.expr)
+            host = next(
+                (
+                    v
+                    for v in alternatives(operand.value)
+                    if v.kind is Kind.HOST and v.module is not True and not v.batch and not _backend_guard(v.guard)
+                ),
+                None,
+            )
+            if host is not None:
+                self._emit(CollectiveOnHost(node, Operand(operand.expr, host), qualified, self.function), operand.expr)
 
     def _check_synced_log(self, node: cst.Call, method: str) -> None:
         """Lightning reduces a logged tensor where it is; a host tensor cannot be reduced over NCCL."""
@@ -131,12 +146,20 @@ class ChecksMixin(InterpreterBase):
 
     # -- random generators (DEV303) -----------------------------------------------------------
 
-    def _random_target(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> tuple[Value, str] | None:
-        """Where a random call given ``generator=`` draws, and what decided it; None when unknown."""
+    def _random_target(
+        self, node: cst.Call, qualified: str, arguments: list[Operand]
+    ) -> tuple[Value, str, bool] | None:
+        """Where a random call given ``generator=`` draws, what decided it, and whether that is the
+        default device; None when unknown."""
         if qualified in torch_api.HOST_GENERATOR_CONSUMERS:
+            # A sampler draws its permutation with ``torch.randperm(n, generator=g)``: on the default device.
+            setting = self.analysis.default_device_setting
+            if setting is not None:
+                text = f"`{setting.text}` (line {setting.line}) makes its `randperm` run there"
+                return Value(Kind.ACCEL, module=False, device=None), text, True
             if not self.analysis.default_device_is_cpu:
                 return None
-            return Value(Kind.HOST, module=False), "its indices are drawn there"
+            return Value(Kind.HOST, module=False), "its indices are drawn there", False
         factory = qualified in torch_api.TENSOR_FACTORIES
         following = qualified in torch_api.RANDOM_FOLLOWING_INPUT or qualified in torch_api.LIKE_FACTORIES
         if not (factory or following):
@@ -144,21 +167,31 @@ class ChecksMixin(InterpreterBase):
         device = patterns.keyword(node, "device")
         if device is not None:
             placed = self._device_value(device.value, node, module=False)
-            return (placed, f"`device={self.ctx.describe(device.value)}`") if placed is not None else None
+            return (placed, f"`device={self.ctx.describe(device.value)}`", False) if placed is not None else None
         if following:
             first = argument_at(node, arguments, 0, "input", "tensor", "mean")
             if first is not None and tensorish(first.value):
-                return first.value, f"it follows `{self.ctx.describe(first.expr)}`"
+                return first.value, f"it follows `{self.ctx.describe(first.expr)}`", False
         if factory and self.analysis.default_device_is_cpu:
-            return Value(Kind.HOST, module=False), "no `device=`"
+            return Value(Kind.HOST, module=False), "no `device=`", False
+        setting = self.analysis.default_device_setting
+        if factory and setting is not None:
+            text = f"no `device=`: `{setting.text}` (line {setting.line}) makes it allocate there"
+            return Value(Kind.ACCEL, module=False), text, True
         return None
 
-    def _check_generator(self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str) -> None:
+    def _check_generator(
+        self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str, *, by_default: bool = False
+    ) -> None:
+        """``by_default``: the target is where the default device is (a setting of the file's)."""
         generator = argument_at(node, arguments, None, "generator")
-        if generator is None or not generator.value.generator:
+        if generator is None:
             return
-        if {generator.value.kind, target.kind} == {Kind.HOST, Kind.ACCEL}:
-            self._emit(GeneratorMismatch(node, generator, target, target_text), generator.expr)
+        for value in alternatives(generator.value):  # ``generator=None`` along another path
+            if value.generator and {value.kind, target.kind} == {Kind.HOST, Kind.ACCEL}:
+                event = GeneratorMismatch(node, Operand(generator.expr, value), target, target_text, by_default)
+                self._emit(event, generator.expr)
+                return
 
     # -- indices and masks (DEV305) ------------------------------------------------------------
 
@@ -185,6 +218,8 @@ class ChecksMixin(InterpreterBase):
     # -- device choices (DEV306) -----------------------------------------------------------------
 
     def _check_device_choice(self, node: cst.Call, callee: Value, arguments: list[Operand]) -> None:
+        if callee.scatters_inputs:
+            return  # DataParallel / DistributedDataParallel move their inputs themselves
         model_condition = placement_condition(callee, module=True)
         if model_condition is None:
             return

@@ -139,6 +139,9 @@ class GeneratorMismatch:
     target: Value
     # What decided the target, for messages: "`device=device`", "it follows `probs`", "no `device=`".
     target_text: str
+    # The target is the default device a setting of the file's chose (``torch.set_default_device``):
+    # the generator itself is what to change.
+    by_default: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -38,6 +39,7 @@ from flake8_device.analysis.flow.state import Env, State, join_states
 from flake8_device.analysis.flow.summaries import Summary, without_parameters
 from flake8_device.analysis.flow.syntax import (
     block_of,
+    compound_blocks,
     captures,
     is_static,
     last_name,
@@ -55,13 +57,16 @@ from flake8_device.analysis.flow.values import (
     container_of,
     element_of,
     element_values,
+    item_at,
     item_of,
     join,
+    keyed_dict,
     leaves,
     lift,
     negate,
     tensorish,
     union,
+    with_item,
 )
 from flake8_device.analysis.symbols import dotted_name
 
@@ -117,6 +122,33 @@ def _element(value: Value) -> Value:
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is not True and not value.batch:
         return replace(value, scalar=False, origin=value.origin)
     return UNKNOWN
+
+
+def _code_key(code: str) -> str:
+    return "".join(code.split())
+
+
+def _literal_key(node: cst.Subscript) -> str | None:
+    """``"mel"`` in ``d["mel"]``."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return patterns.string_value(node.slice[0].slice.value)
+    return None
+
+
+def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The simple statements of a block, nested blocks included (not nested functions or classes)."""
+    found: list[cst.SimpleStatementLine] = []
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.append(statement)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in compound_blocks(statement):
+                stack.extend(block)
+    return found
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -180,6 +212,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # Summary mode: the parameters, and those the function moves to a device itself.
         self.parameters: set[str] = set()
         self.moves_itself: set[str] = set()
+        # Where the host tensors the file's callers pass this function were made (see ``_given``).
+        self.given_origins: set[int] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -197,6 +231,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.uses_auto_placement = any(
             t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
         )
+
+    @cached_property
+    def _outside(self) -> frozenset[str]:
+        """The plain names of this scope that may hold what the state does not track (see
+        ``join_states``): the parameters, imports, and names declared global or nonlocal."""
+        return self.analysis.names_from_outside(self.function)
 
     def run(self, body: Sequence[cst.BaseStatement]) -> dict[str, Value]:
         self._block(body)
@@ -237,10 +277,29 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for name, values in context.items():
             if not name.startswith("self."):
                 defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+                self.given_origins.update(
+                    id(leaf.origin)
+                    for value in values
+                    for leaf in leaves(value)
+                    if leaf.kind is Kind.HOST and leaf.origin is not None
+                )
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
+        self._seed_closure(function)
         return self.run(block_of(function.body))
+
+    def _seed_closure(self, function: cst.FunctionDef) -> None:
+        """A function defined in another reads that function's names as they are when it runs:
+        what they hold at the end of the enclosing function (which runs first: it calls it)."""
+        enclosing = self.analysis.enclosing.get(function)
+        outer = self.analysis.final_env.get(enclosing) if enclosing is not None else None
+        if not outer:
+            return
+        own = self.analysis.names_from_outside(function)
+        for name, value in outer.items():
+            if name.split(".")[0] not in own and name not in self.state.env and value.kind is not Kind.UNKNOWN:
+                self.state.env[name] = value
 
     def _bind_self(self) -> None:
         function = self.function
@@ -329,6 +388,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self.state.assume(guard)
+            filled = self._not_empty_test(statement.test)
+            if filled is not None:
+                self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
             self._block(block_of(statement.body))
             branches.append(self.state)
             self.state = before.copy()
@@ -344,7 +406,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self._block(block_of(statement.orelse.body))
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
-            self.state = join_states(branches, (guard, negate(guard)))
+            self.state = join_states(branches, (guard, negate(guard)), self._outside)
             self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
             self._loop(statement)
@@ -374,6 +436,26 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         path, tensor_type = found
         # (path, True): not a tensor where the test holds; (path, False): where it fails.
         return path, (not tensor_type) != negated
+
+    def _not_empty_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``x.numel() != 0``, ``x.numel() > 0``, ``len(x)``, ``x.shape[0] > 0``: the tested expression."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+            if not (zero and isinstance(target.operator, (cst.NotEqual, cst.GreaterThan))):
+                return None
+            test = test.left
+        tested: cst.BaseExpression | None = None
+        if isinstance(test, cst.Call):
+            if patterns.method_name(test) in ("numel", "nelement") and not test.args:
+                tested = patterns.receiver(test)
+            elif dotted_name(test.func) == "len" and len(test.args) == 1:
+                tested = test.args[0].value
+            elif patterns.method_name(test) == "size" and len(test.args) == 1:
+                tested = patterns.receiver(test)
+        elif isinstance(test, cst.Subscript) and isinstance(test.value, cst.Attribute):
+            tested = test.value.value if test.value.attr.value == "shape" else None
+        return tested
 
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
@@ -485,6 +567,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if path is None:
             if isinstance(target, cst.Subscript):
                 self._subscript(target)  # ``host[device_index] = value`` fails like a read
+                self._store_item(target, value)
             return
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
@@ -505,6 +588,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._moved(path)  # ``m = m.to(device)``
                 self._check_optimizers(path, value, value_node)
 
+    def _store_item(self, target: cst.Subscript, value: Value) -> None:
+        """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too."""
+        path = path_of(target.value)
+        container = self.state.env.get(path) if path is not None else None
+        if container is not None and container.kind is Kind.CONTAINER and container.container in ("list", "dict"):
+            self.state.env[path] = with_item(container, _literal_key(target), value)  # type: ignore[index]
+
     # -- compound statements ------------------------------------------------------
 
     def _loop(self, statement: cst.For | cst.While) -> None:
@@ -522,17 +612,50 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for _ in range(2):
                 self.state = entry.copy()
                 self._loop_body(statement)
-                entry = join_states([before, self._continue_state(self.state)])
+                entry = join_states([before, self._continue_state(self.state)], outside=self._outside)
             self.record = record
         self.state = entry.copy()
         self.state.transformed = {}
         self._loop_body(statement)
         after_body = self._continue_state(self.state)
         self.loop_depth -= 1
-        self.state = join_states([before, after_body])
+        self.state = join_states([before, after_body], outside=self._outside)
         self.state.transformed = {}
+        self._parameters_moved_by(statement)
         if statement.orelse is not None:
             self._block(block_of(statement.orelse.body))
+
+    def _parameters_moved_by(self, statement: cst.For | cst.While) -> None:
+        """``for p in model.parameters(): p.data = p.data.to(device)`` moves ``model`` in place."""
+        if not isinstance(statement, cst.For) or not isinstance(statement.iter, cst.Call):
+            return
+        method = patterns.method_name(statement.iter)
+        base = patterns.receiver(statement.iter)
+        owner = path_of(base) if base is not None else None
+        target = statement.target
+        if isinstance(target, cst.Tuple) and method in ("named_parameters", "named_buffers") and target.elements:
+            target = target.elements[-1].value
+        if method not in ("parameters", "buffers", "named_parameters", "named_buffers") or owner is None:
+            return
+        variable = path_of(target)
+        moved = None
+        for node in _statements_in(block_of(statement.body)):
+            for small in node.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and path_of(small.targets[0].target) == f"{variable}.data"
+                    and isinstance(small.value, cst.Call)
+                    and patterns.method_name(small.value) in ("to", "cuda")
+                ):
+                    moved = small.value
+        if moved is None:
+            return
+        known = self.state.env.get(owner, UNKNOWN)
+        placed = self._move(moved, replace(known, module=True))
+        if placed is not None and placed.kind is Kind.ACCEL:
+            self.state.env[owner] = placed
+            self._moved(owner)
 
     @staticmethod
     def _continue_state(state: State) -> State:
@@ -569,6 +692,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _bind_values(self, target: cst.BaseExpression, element: Value) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
+            if (
+                element.kind is Kind.CONTAINER
+                and element.container == "tuple"
+                and len(element.elements) == len(target.elements)
+            ):
+                for item, value in zip(target.elements, element.elements):  # ``for name, p in named_parameters()``
+                    self._bind_values(item.value, value)
+                return
             for item in target.elements:
                 self._bind_values(item.value, element_of(element))
             return
@@ -623,14 +754,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             )
         if not exhaustive:
             branches.append(before.copy())
-        self.state = join_states(branches)
+        self.state = join_states(branches, outside=self._outside)
 
     def _try(self, statement: cst.Try) -> None:
         before = self.state.copy()
         self._block(block_of(statement.body))
         outcomes = [self.state]
         for handler in statement.handlers:
-            self.state = join_states([before, outcomes[0]])
+            self.state = join_states([before, outcomes[0]], outside=self._outside)
             self.state.terminated = False
             if handler.name is not None:
                 for path in target_paths(handler.name.name):
@@ -641,7 +772,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state = outcomes[0]
             self._block(block_of(statement.orelse.body))
             outcomes[0] = self.state
-        self.state = join_states(outcomes)
+        self.state = join_states(outcomes, outside=self._outside)
         if statement.finalbody is not None:
             terminated = self.state.terminated
             self.state.terminated = False
@@ -727,12 +858,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return container_of("tuple" if isinstance(node, cst.Tuple) else "list", values)
         if isinstance(node, cst.Dict):
             values = []
+            keys = []
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
                     self._eval(element.key)
+                    keys.append(patterns.string_value(element.key))
                 values.append(self._eval(element.value))
             if any(not isinstance(e, cst.DictElement) for e in node.elements):
                 return UNKNOWN
+            if keys and all(k is not None for k in keys):
+                return keyed_dict(keys, values)  # type: ignore[arg-type]
             return container_of("dict", values)
         if isinstance(node, cst.NamedExpr):
             value = self._eval(node.value)
@@ -865,6 +1000,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         break
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
+        if base.kind is Kind.CONTAINER and base.keys:
+            held = item_at(base, _literal_key(node))
+            if held is not None:
+                return held
         if base.kind is Kind.CONTAINER and base.container == "tuple" and len(node.slice) == 1:
             position = node.slice[0].slice
             if isinstance(position, cst.Index) and isinstance(position.value, cst.Integer):
@@ -934,7 +1073,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         ]
         # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
         # device-choice rule's to judge (DEV306), not a plain mix.
-        hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST and o.value.condition is None]
+        hosts = [
+            (i, o)
+            for i, o in places
+            if o.value.kind is Kind.HOST and o.value.condition is None and not self._known_not_empty(o)
+        ]
         if not hosts:
             return
         # The function's inputs first: a tensor made without `device=` where the inputs are is the more
@@ -945,12 +1088,33 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     (o for i, o in places if i != index and o.value.kind is wanted and compatible(host.value, o.value)),
                     None,
                 )
-                if partner is None:
+                if partner is None or (wanted is Kind.INPUT and self._given(host.value)):
                     continue
                 if wanted is Kind.ACCEL:
                     self._emit(Mix(host, partner, operation), host.expr)
                 else:
                     self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
                 return
+
+    def _given(self, value: Value) -> bool:
+        """A host tensor a caller passed in: where it meets this function's inputs (or its module's
+        state), the caller's input is the finding (it is reported there), not code of this function."""
+        return value.origin is not None and id(value.origin) in self.given_origins
+
+    def _known_not_empty(self, operand: Operand) -> bool:
+        """An empty placeholder (``torch.tensor([])``) used where a test said it holds something
+        (``if cache.numel() != 0:``): along that path it was filled elsewhere, not the placeholder."""
+        origin = operand.value.origin
+        if not self.state.not_empty or not isinstance(origin, cst.Call) or not patterns.holds_nothing(origin):
+            return False
+        return any(key in self.state.not_empty for key in self._emptiness_keys(operand.expr))
+
+    def _emptiness_keys(self, expr: cst.BaseExpression) -> list[str]:
+        """How a test of ``expr``'s emptiness is remembered: its code, and for an item of a container
+        (``cache["keys"]``) the container's items (``cache[*]``, a cache filled together)."""
+        keys = [_code_key(self.ctx.code_for(expr))]
+        if isinstance(expr, cst.Subscript):
+            keys.append(_code_key(self.ctx.code_for(expr.value)) + "[*]")
+        return keys
 
     # -- calls ------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import re
 LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
 LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
 METRIC_NAME = re.compile(r"metric", re.I)
+# A name that holds a loss when it holds a module (``reg_loss``; as a tensor it is a loss value).
+LOSS_MODULE_NAME = re.compile(r"(?:^|_)loss$|Loss$")
 TRANSFORM_NAME = re.compile(r"(?:device|gpu|cuda|batch)_?(?:transforms?|augs?|augmentations?)$", re.I)
 DEVICE_NAME = re.compile(r"(?:^|_|\.)(?:device|dev|devices|rank|local_rank|gpu|gpu_id|gpus|cuda)$", re.I)
 DTYPE_NAME = re.compile(r"dtype$", re.I)

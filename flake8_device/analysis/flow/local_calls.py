@@ -143,13 +143,15 @@ class LocalCallsMixin(InterpreterBase):
             else {}
         )
         if module:
-            placed = self._module_placement(node, summary if bound is not None else None, values, texts)
+            placed = self._module_placement(node, name, summary if bound is not None else None, values, texts)
+            if name.endswith(("Loss", "Metric")) and placed.module is True:
+                placed = replace(placed, compares=True)  # called with predictions and targets
         else:
             placed = Value(Kind.UNKNOWN, module=None, origin=node)
         return replace(placed, class_name=name, attributes=tuple(sorted(attributes.items())))
 
     def _module_placement(
-        self, node: cst.Call, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
+        self, node: cst.Call, name: str, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
     ) -> Value:
         """Where a new instance of a module class of this file is, from its construction.
 
@@ -167,9 +169,13 @@ class LocalCallsMixin(InterpreterBase):
             for leaf in leaves(value)
             if leaf.kind not in (Kind.NEUTRAL, Kind.UNKNOWN) and (leaf.module is True or tensorish(leaf))
         ]
-        if not any(leaf.stateful or leaf.module is not True for leaf in held):
+        registered = any(
+            info is not None and (info.buffers or info.parameters)
+            for info in (self.ctx.classes.get(entry.node.name.value) for entry in self.analysis.program.lineage(name))
+        )
+        if not registered and not any(leaf.stateful or leaf.module is not True for leaf in held):
             return replace(built, stateful=False)  # nothing of its own to place
-        if all(leaf.source is not None for leaf in held):
+        if held and all(leaf.source is not None for leaf in held):
             given = [substitute(leaf, values, texts) for leaf in held]
             if all(v.kind is not Kind.UNKNOWN for v in given):
                 return replace(union(given), module=True, origin=node)  # a wrapper: where its parts are

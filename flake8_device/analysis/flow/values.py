@@ -103,6 +103,8 @@ class Value:
     # here, in order).
     container: str | None = None
     elements: tuple[Value, ...] = ()
+    # A dict built with string keys (``{"mse": ..., "mel": ...}``): the key of each element, in order.
+    keys: tuple[str, ...] = ()
     # Inside a function's summary: the parameter this value is (or follows, like ``x.float()``).
     source: str | None = None
     # An instance of a class of this file, and what its attributes held when it was made (or
@@ -198,8 +200,10 @@ def lift(value: Value, function: Callable[[Value], Value]) -> Value:
 def union(values: Sequence[Value]) -> Value:
     """The value that may be any of ``values`` (alternatives of one kind are joined)."""
     flat = [alternative for value in values for alternative in alternatives(value)]
-    if len({(v.generator, v.instance_of, v.optimizer is None) for v in flat}) > 1:
-        return UNKNOWN  # generators, helper instances, optimizers: one fact each, never mixed
+    # Generators, helper instances, optimizers: one fact each, never mixed with one another (a
+    # ``generator=None`` default or an unknown value may stand beside one).
+    if len({(v.generator, v.instance_of, v.optimizer is None) for v in flat if not _plain(v)}) > 1:
+        return UNKNOWN
     merged: list[Value] = []
     for alternative in flat:
         for index, known in enumerate(merged):
@@ -228,11 +232,21 @@ def union(values: Sequence[Value]) -> Value:
     )
 
 
+def _plain(value: Value) -> bool:
+    """Unknown or not a tensor, and none of the objects with facts of their own."""
+    return (
+        value.kind in (Kind.UNKNOWN, Kind.NEUTRAL)
+        and not value.generator
+        and value.instance_of is None
+        and value.optimizer is None
+    )
+
+
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
     if a.generator != b.generator or a.instance_of != b.instance_of:
-        return UNKNOWN
+        return union((a, b)) if _plain(a) or _plain(b) else UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
     if a.kind is b.kind and a.container == b.container:
@@ -291,9 +305,20 @@ def _join_same_kind(a: Value, b: Value) -> Value:
 
 
 def _join_containers(a: Value, b: Value) -> Value:
-    """Two containers of one type: tuples of one length element by element, else all elements joined."""
+    """Two containers of one type: tuples of one length (or dicts of the same keys) element by
+    element, else all elements joined."""
     if a.container != b.container:
         return union((a, b))
+    if a.keys and b.keys:
+        # Key by key; a key set along one path only holds what that path stored (along the other,
+        # reading it raises ``KeyError``).
+        mine, theirs = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
+        keys = (*a.keys, *(k for k in b.keys if k not in mine))
+        elements = tuple(
+            join(mine[k], theirs[k]) if k in mine and k in theirs else mine.get(k, theirs.get(k))  # type: ignore[misc]
+            for k in keys
+        )
+        return Value(Kind.CONTAINER, container=a.container, elements=elements, module=None, keys=tuple(keys))
     if a.container == "tuple" and len(a.elements) == len(b.elements):
         elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements))
     else:
@@ -306,6 +331,31 @@ def container_of(kind: str, elements: Sequence[Value]) -> Value:
     if kind == "tuple":
         return Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None)
     return Value(Kind.CONTAINER, container=kind, elements=(union(elements),) if elements else (), module=None)
+
+
+def keyed_dict(keys: Sequence[str], values: Sequence[Value]) -> Value:
+    """A dict built with string keys: each key keeps its own value."""
+    if len(set(keys)) != len(keys) or len(keys) != len(values):
+        return container_of("dict", values)
+    return Value(Kind.CONTAINER, container="dict", elements=tuple(values), module=None, keys=tuple(keys))
+
+
+def item_at(container: Value, key: str | None) -> Value | None:
+    """``d["k"]`` of a dict built with string keys; None when the key is not known to be there."""
+    if key is None or not container.keys or key not in container.keys:
+        return None
+    return container.elements[container.keys.index(key)]
+
+
+def with_item(container: Value, key: str | None, value: Value) -> Value:
+    """The list or dict after ``container[key] = value``."""
+    if container.keys and key is not None:
+        if key in container.keys:
+            index = container.keys.index(key)
+            elements = (*container.elements[:index], value, *container.elements[index + 1 :])
+            return replace(container, elements=elements)
+        return replace(container, elements=(*container.elements, value), keys=(*container.keys, key))
+    return container_of(container.container or "list", [*container.elements, value])
 
 
 def element_values(value: Value) -> Value:

@@ -1,0 +1,148 @@
+"""Device-flow shapes taken from real bugs (bench/realworld): names bound on one path, dicts with
+string keys, modules held under loss names, a model's parameters, moves by hand."""
+
+from __future__ import annotations
+
+from test_flow import analyse, event_types, kinds, module_env
+
+from flake8_device.analysis.flow import Kind
+from flake8_device.analysis.flow.values import alternatives
+
+
+def test_name_bound_on_one_path_keeps_its_value_where_it_is_used() -> None:
+    # Along the other path `reg` is unbound: where it is used, it is the module built on the first.
+    body = """
+        model = nn.Linear(2, 2).to(device)
+        if use_reg:
+            reg = nn.BatchNorm1d(2)
+        for x in batches:
+            out = model(x.to(device))
+            if use_reg:
+                out = out + reg(out)
+        """
+    assert kinds(body)["reg"] is Kind.HOST
+    assert event_types(body) == ["Mix"]
+
+
+def test_parameters_and_imports_bound_on_one_path_stay_unknown() -> None:
+    analysis = analyse(
+        """
+        def f(x, device):
+            if device == "cpu":
+                x = torch.zeros(3)
+            return x
+        """
+    )
+    function = next(node for node in analysis.final_env if node is not analysis.ctx.module)
+    assert analysis.final_env[function].get("x", None) is None or analysis.final_env[function]["x"].kind in (
+        Kind.MAYBE,
+        Kind.UNKNOWN,
+    )
+
+
+def test_a_dict_with_string_keys_keeps_each_value() -> None:
+    env = module_env(
+        """
+        criteria = {"mse": nn.MSELoss().to(device)}
+        if use_mel:
+            criteria["mel"] = nn.BatchNorm1d(3)
+        mse = criteria["mse"]
+        mel = criteria["mel"]
+        other = criteria.get("mse")
+        """
+    )
+    assert env["mse"].kind is Kind.ACCEL and env["other"].kind is Kind.ACCEL
+    assert env["mel"].kind is Kind.HOST
+
+
+def test_a_dict_with_computed_keys_joins_its_values() -> None:
+    env = module_env(
+        """
+        parts = {}
+        parts[name] = torch.zeros(3)
+        parts["b"] = torch.zeros(3).to(device)
+        x = parts["b"]
+        """
+    )
+    assert {a.kind for a in alternatives(env["x"])} == {Kind.HOST, Kind.ACCEL}
+
+
+def test_a_module_held_under_a_loss_name_is_a_loss_never_moved() -> None:
+    body = """
+        class Regularizer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(4)
+
+            def forward(self, a, b):
+                return (self.bn(a) * self.bn(b)).sum()
+
+        emb = nn.Linear(4, 4).to(device)
+        reg_loss = Regularizer()
+        for x in batches:
+            z = emb(x.to(device))
+            total = reg_loss(z, z)
+        """
+    assert event_types(body) == ["UnmovedLossOrMetric"]
+
+
+def test_a_local_loss_class_compares_its_arguments() -> None:
+    env = module_env(
+        """
+        class MelLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mel", torch.ones(3, 3))
+
+        criterion = MelLoss()
+        """
+    )
+    assert env["criterion"].compares
+
+
+def test_a_modules_parameters_are_where_it_is() -> None:
+    env = module_env(
+        """
+        host = nn.Linear(2, 2)
+        moved = nn.Linear(2, 2).to(device)
+        a = [p for p in host.parameters()]
+        for name, p in moved.named_parameters():
+            b = p.data
+        """
+    )
+    assert env["a"].kind is Kind.CONTAINER and env["a"].elements[0].kind is Kind.HOST
+    assert env["b"].kind is Kind.ACCEL
+
+
+def test_moving_every_parameter_by_hand_moves_the_model() -> None:
+    env = module_env(
+        """
+        model = nn.Linear(2, 2)
+        for param in model.parameters():
+            if param.device != device:
+                param.data = param.data.to(device)
+        """
+    )
+    assert env["model"].kind is Kind.ACCEL
+
+
+def test_an_empty_placeholder_tested_for_content_meets_nothing() -> None:
+    guarded = """
+        cache = {"keys": torch.tensor([]), "values": torch.empty(0)}
+        k = v = torch.ones(3).to(device)
+        if cache["keys"].numel() != 0:
+            k = torch.cat((cache["keys"], k))
+            v = torch.cat((cache["values"], v))
+        """
+    assert event_types(guarded) == []
+    # Without the test, the empty CPU accumulator meets the device tensors (torch.cat checks devices).
+    accumulator = """
+        losses = torch.tensor([])
+        for x in batches:
+            losses = torch.cat([losses, x.to(device)])
+        """
+    assert event_types(accumulator) == ["Mix"]
+
+
+def test_a_cpu_device_object_is_the_cpu() -> None:
+    assert kinds('device = torch.device("cpu")\nx = torch.ones(3).to(device)')["x"] is Kind.HOST
