@@ -6,6 +6,8 @@ DEV304 reads where the file sets its default device (:mod:`flake8_device.analysi
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from flake8_device import fixes
@@ -13,7 +15,7 @@ from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
 from flake8_device.analysis.symbols import dotted_name
-from flake8_device.model import FixSafety, ReplaceNode, SwapStatements
+from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
 
@@ -32,7 +34,13 @@ class OptimizerStateBeforeMove(Rule):
     the CPU, followed by a move of that model to the accelerator: an optimizer
     that builds its state when it is constructed (`torch.optim.Adagrad`), or
     any optimizer whose state was loaded with `optimizer.load_state_dict(...)`
-    before `model.to(device)`.
+    (or by a checkpoint-restoring helper given the optimizer) before
+    `model.to(device)`. The optimizer may be built in another function or
+    method (a model's `configure_optimizers()`, a trainer's `__init__` given
+    `optimizer_fn=torch.optim.Adagrad`), and the move may happen in a helper
+    or a later method (`fit`). Also finds `load_state_dict` of a state mapped
+    to the CPU into an optimizer class that keeps tensors in its param groups,
+    which `load_state_dict` does not move.
 
     ## Why is this bad?
     `model.to(device)` moves the parameters but not the optimizer's state,
@@ -40,7 +48,9 @@ class OptimizerStateBeforeMove(Rule):
     moment. The first `optimizer.step()` fails with `Expected all tensors to be
     on the same device`. Optimizers that build their state lazily at the first
     `step()` (Adam, SGD, ...) are fine to construct before the move, until a
-    checkpoint is loaded into them.
+    checkpoint is loaded into them. `load_state_dict` casts the per-parameter
+    state to the parameters' device, but restores the param groups' own
+    entries as they were saved.
 
     ## Example
     ```python
@@ -71,7 +81,9 @@ class OptimizerStateBeforeMove(Rule):
     before and after an in-place move, so the optimizer holds the same
     parameters either way. When other statements lie between them, when the
     move reads what the optimizer line binds, or (in a notebook) when they
-    are in different cells, the fix is shown but not applied.
+    are in different cells, the fix is shown but not applied; a helper that
+    restores the state is not in sight, so swapping its call is unsafe. For
+    param-group tensors, the fix is shown but not applied.
     """
 
     code = "DEV301"
@@ -80,20 +92,51 @@ class OptimizerStateBeforeMove(Rule):
     fix_title = "Build or load the optimizer state after `{move}`"
     fix_safety = FixSafety.SAFE
     uses_flow = True
-    markers = (r"Adagrad|\.load_state_dict\s*\(",)
+    # An eager optimizer, a state loaded (directly or by a restore helper given the optimizer), or an
+    # optimizer made elsewhere (a factory, a trainer's attribute) and moved here.
+    markers = (r"Adagrad|load_state_dict|optim|[Rr]estore|[Rr]esume",)
     # The move may be in a helper (``set_device(model, dev)``) or a later function.
     file_markers = (marker.MOVE_CALL,)
 
+    group_message = (
+        "`{call}` restores {keys} of `{cls}`'s param groups on the CPU, where `map_location` put them: "
+        "`load_state_dict` moves only the per-parameter state to the parameters' device"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.group_message if "keys" in fields else cls.message).format(**fields)
+
     def visit_Module(self, node: cst.Module) -> None:
+        for group_event in self.ctx.flow.events_of(events.ParamGroupTensorsLoadedOnHost):
+            fix = Fix(
+                title="Move the param groups' tensors to the parameters' device after loading",
+                safety=FixSafety.DISPLAY_ONLY,
+                edits=(),
+                reason="where each tensor belongs is the optimizer's business",
+            )
+            self.report(
+                group_event.call.func,
+                fix=fix,
+                call=self.ctx.describe(group_event.call.func) + "(...)",
+                keys=", ".join(f"`{k}`" for k in group_event.keys),
+                cls=group_event.class_name,
+            )
         for event in self.ctx.flow.events_of(events.OptimizerStateBeforeMove):
             built_by = event.optimizer.built_by
             assert built_by is not None
-            loaded = patterns.method_name(built_by) == "load_state_dict"
+            loaded = event.optimizer.loaded
             move = self.ctx.describe(event.move_call)
             first, second = event.optimizer.line, event.move_line
             if event.adjacent and first is not None and second is not None:
                 owner = event.optimizer.owner.split(".")[0]
-                fix = self.make_fix(SwapStatements(first, second, frozenset({owner})), move=move)
+                swap = SwapStatements(first, second, frozenset({owner}))
+                if loaded and patterns.method_name(built_by) != "load_state_dict":
+                    # A helper restores the checkpoint: what else it does with the model is not in sight.
+                    reason = f"`{self.ctx.describe(built_by.func)}` is not in sight"
+                    fix = self.make_fix(swap, safety=FixSafety.UNSAFE, reason=reason, move=move)
+                else:
+                    fix = self.make_fix(swap, move=move)
             else:
                 reason = "other statements lie between them, and may depend on their order"
                 fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=move)
@@ -112,10 +155,13 @@ class LossOrMetricNotMoved(Rule):
 
     ## What it does
     Finds a loss with class weights (`nn.CrossEntropyLoss(weight=...)`,
-    `nn.BCEWithLogitsLoss(pos_weight=...)`) built from tensors on the CPU, or a
-    `torchmetrics` metric with tensor state (`Accuracy`, `F1Score`,
-    `MeanSquaredError`, `MeanMetric`, ...), that is never moved but is given
-    predictions on the accelerator.
+    `nn.BCEWithLogitsLoss(pos_weight=...)`) built from tensors on the CPU, a
+    loss module with parameters or buffers of its own (a class of the file
+    named `...Loss`, or a module held under a loss's name: `reg_loss =
+    Decorrelation()`), or a `torchmetrics` metric with tensor state
+    (`Accuracy`, `F1Score`, `MeanSquaredError`, `MeanMetric`, ...), that is
+    never moved but is given predictions on the accelerator (also from a dict
+    of criteria, or through the functions it is passed to).
 
     ## Why is this bad?
     The weights and the metric state are tensors inside the object, created on
@@ -209,6 +255,9 @@ class GeneratorOnWrongDevice(Rule):
     `torch.multinomial`/`torch.bernoulli` of one; and a generator made with
     `device=` on the accelerator given to something that draws on the CPU (a
     factory without `device=`, a `DataLoader`, `random_split`, a sampler).
+    Where the file sets an accelerator default device
+    (`torch.set_default_device`), samplers and factories without `device=`
+    draw there, so a CPU generator given to them is reported where it is made.
 
     ## Why is this bad?
     A generator only produces numbers on its own device: the call fails with

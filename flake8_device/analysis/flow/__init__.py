@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
@@ -47,6 +48,8 @@ from flake8_device.walk import children
 if TYPE_CHECKING:
     from flake8_device.analysis.defaults import DefaultDeviceSetting
     from flake8_device.context import FileContext
+
+_OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
 
 __all__ = [
     "ALWAYS",
@@ -70,6 +73,8 @@ class FlowAnalysis:
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
         self.final_env: dict[cst.CSTNode, dict[str, Value]] = {}
         self._seen: set[tuple[type, int]] = set()
+        # The scope each event was emitted in (see ``retract``).
+        self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
         self.program = Program(ctx.module)
         self._summaries: dict[tuple[cst.FunctionDef, bool, object], Summary | None] = {}
         self._summarizing: list[cst.FunctionDef] = []
@@ -77,6 +82,7 @@ class FlowAnalysis:
         # What the calls in the file pass each function: parameter -> values.
         self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
         self._outside_names: dict[cst.FunctionDef | None, frozenset[str]] = {}
+        self._optimizer_classes: dict[str, bool] = {}
         # A function defined in another function: that function (whose names it reads as a closure).
         self.enclosing: dict[cst.FunctionDef, cst.FunctionDef] = {}
         self._run()
@@ -100,11 +106,66 @@ class FlowAnalysis:
         setting is global, and samplers draw when their loader is iterated, after any setup."""
         return next((s for s in self.ctx.default_devices if s.accelerator is True and not s.scoped), None)
 
-    def add(self, event: Event, key_node: cst.CSTNode) -> None:
+    def optimizer_class(self, name: str) -> bool:
+        """A class of this file that is an optimizer (``class Prodigy(torch.optim.Optimizer)``)."""
+        found = self._optimizer_classes.get(name)
+        if found is None:
+            found = any(
+                (q := self.ctx.symbols.qualify_dotted(base)) is not None
+                and (q in _OPTIMIZER_BASES or torch_api.is_optimizer_class(q))
+                for entry in self.program.lineage(name)
+                for base in entry.bases
+            )
+            self._optimizer_classes[name] = found
+        return found
+
+    def param_group_tensors(self, name: str) -> tuple[str, ...]:
+        """The keys under which an optimizer class of this file keeps tensors in its param groups
+        (``group["d_numerator"] = torch.tensor(...)``): ``load_state_dict`` restores them as saved."""
+        if not self.optimizer_class(name):
+            return ()
+        keys: list[str] = []
+        moved: set[str] = set()  # keys the class itself moves where the parameters are
+        for entry in self.program.lineage(name):
+            for method in entry.methods.values():
+                for node in self.ctx.scope_nodes(method):
+                    if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+                        continue
+                    made = self.ctx.symbols.qualify(node.value.func) in torch_api.TENSOR_FACTORIES
+                    moves = patterns.method_name(node.value) in ("to", "cuda")
+                    if not (made or moves):
+                        continue
+                    for target in node.targets:
+                        item = target.target
+                        if (
+                            isinstance(item, cst.Subscript)
+                            and isinstance(item.value, cst.Name)
+                            and "group" in item.value.value
+                            and len(item.slice) == 1
+                            and isinstance(item.slice[0].slice, cst.Index)
+                        ):
+                            key = patterns.string_value(item.slice[0].slice.value)
+                            if key is not None and moves:
+                                moved.add(key)
+                            elif key is not None and key not in keys:
+                                keys.append(key)
+        return tuple(k for k in keys if k not in moved)
+
+    def add(self, event: Event, key_node: cst.CSTNode, function: cst.FunctionDef | None = None) -> None:
         key = (type(event), id(key_node))
         if key not in self._seen:
             self._seen.add(key)
             self.events.append(event)
+            self._emitted_in[key] = function
+
+    def retract(self, kind: type, key_node: cst.CSTNode, function: cst.FunctionDef | None) -> None:
+        """Withdraw an event this scope emitted that a later statement of it shows was no bug."""
+        key = (kind, id(key_node))
+        if key in self._seen and self._emitted_in.get(key, False) is function:
+            found = [e for e in self.events if isinstance(e, kind) and getattr(e, "optimizer", None) is not None]
+            for event in found:
+                if event.optimizer.built_by is key_node:  # type: ignore[attr-defined]
+                    self.events.remove(event)
 
     # -- the file's own functions --------------------------------------------------------------
     def summary(
@@ -264,7 +325,11 @@ def _callers_first(
         if owner is not None and function.name.value == "__call__" and owner.name.value in plain_classes:
             by_name.setdefault(owner.name.value, []).append(function)
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
-    for function, _, _ in functions:
+    inits = {owner: f for f, owner, _ in functions if owner is not None and f.name.value == "__init__"}
+    for function, owner, _ in functions:
+        init = inits.get(owner) if owner is not None else None
+        if init is not None and init is not function:
+            callers[function].add(init)  # an instance is made before its other methods run
         # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).
         for name in _called_names(function):
             for callee in by_name.get(name, ()):

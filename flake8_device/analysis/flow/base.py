@@ -6,7 +6,7 @@ base declares what they read of each other, so that each module stays readable o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -47,6 +47,9 @@ class InterpreterBase:
     report: bool
     # Summarising the function for its callers (see :mod:`.summaries`): no events are recorded.
     summary_mode: bool
+    # Parameters moved in place, and whether an optimizer's state is reloaded after such a move.
+    moved_in_place: dict[str, Value]
+    reloads_optimizers: bool
 
     if TYPE_CHECKING:
 
@@ -58,7 +61,7 @@ class InterpreterBase:
 
         def _known_not_empty(self, operand: Operand) -> bool: ...
 
-        def _given(self, value: Value) -> bool: ...
+        def _given(self, value: Value, partner: cst.BaseExpression) -> bool: ...
 
         def _attribute(self, node: cst.Attribute) -> Value: ...
 
@@ -110,6 +113,12 @@ class InterpreterBase:
         def _moved(self, path: str) -> None: ...
 
         def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None: ...
+
+        def _settle_optimizers(self, value: Value, rebase: Callable[[str], str | None]) -> Value: ...
+
+        def _parameters_owner(self, node: cst.BaseExpression) -> str | None: ...
+
+        def _optimizer_state_loaded(self, node: cst.Call, base: cst.BaseExpression, receiver: Value) -> None: ...
 
         def _random_target(
             self, node: cst.Call, qualified: str, arguments: list[Operand]

@@ -12,11 +12,15 @@ from flake8_device.analysis.flow.events import HostMeetsInput, InputNotMoved, Nu
 from flake8_device.analysis.flow.knowledge import (
     ATTACH_METHODS,
     CROSS_DEVICE_METHODS,
+    DEVICE_NAME,
     LIST_ATTACH_METHODS,
     LOSS_MODULE_NAME,
     LOSS_NAME,
     METRIC_NAME,
     MODULE_FACTORIES,
+    OPTIMIZER_CLASS_PREFIX,
+    OPTIMIZER_NAME,
+    RESTORE_NAME,
     PLACEMENT_KEYWORDS,
     TRANSFORM_MODULES,
 )
@@ -105,6 +109,9 @@ class CallsMixin(InterpreterBase):
                 return union([held, arguments[2].value])
             if name in self.analysis.program.classes and patterns.keyword(node, "generator") is not None:
                 self._check_sampler_subclass(node, name, arguments)
+            if name in self.analysis.program.classes and self.analysis.optimizer_class(name):
+                built = self._new_optimizer(node, name, arguments)  # an optimizer class of this file
+                return replace(built, class_name=name) if built.optimizer is not None else built
             if name == "setattr" and len(node.args) >= 3:
                 self._attach_call(node.args[0].value, node.args[2].value, arguments[2].value)
                 return NEUTRAL
@@ -115,14 +122,22 @@ class CallsMixin(InterpreterBase):
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
+            restores = RESTORE_NAME.search(name) and not (qualified or "").startswith("torch.")
+            if argument.value.optimizer is not None and restores and not self._names_a_device(node):
+                # ``restore_checkpoint(path, model, optimizer)``: loads the optimizer's state (where
+                # the parameters are, unless it is given a device to put it on).
+                self._optimizer_state_loaded(node, argument.expr, argument.value)
         return self._call_value(node, callee, arguments, name)
 
     def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
-        """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
+        """Calling a value: a model, a loss, a metric, a transform, an optimizer class passed on, or
+        something unknown."""
         if path_of(node.func) is not None:
             self._use(node.func)
         if callee.kind is Kind.MAYBE:
             return lift(callee, lambda alternative: self._call_value(node, alternative, arguments, name))
+        if callee.constant is not None and callee.constant.startswith(OPTIMIZER_CLASS_PREFIX):
+            return self._new_optimizer(node, callee.constant[len(OPTIMIZER_CLASS_PREFIX) :], arguments)
         if callee.instance_of is not None:
             self._check_helper(node, callee, "__call__", arguments)
             return UNKNOWN
@@ -175,7 +190,8 @@ class CallsMixin(InterpreterBase):
         if callee.kind is Kind.INPUT and callee.module is True:
             for argument in tensors:
                 host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
-                if host is not None and not host.scalar and id(argument.expr) not in accepts and not self._given(host):
+                given = host is not None and self._given(host, node.func)
+                if host is not None and not host.scalar and id(argument.expr) not in accepts and not given:
                     self._emit(
                         HostMeetsInput(
                             Operand(argument.expr, host),
@@ -197,6 +213,10 @@ class CallsMixin(InterpreterBase):
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
             return moved if moved is not None else UNKNOWN
+        if method == "load_state_dict" and self.moved_in_place and receiver.optimizer is None:
+            # ``controller.optimizer.load_state_dict(...)`` after this function moved a model it was given.
+            if OPTIMIZER_NAME.search(last_name(base) or ""):
+                self.reloads_optimizers = True
         if method in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
         if method in ATTACH_METHODS and len(node.args) >= 2:
@@ -326,6 +346,15 @@ class CallsMixin(InterpreterBase):
             return self._call_value(node, callee, arguments, method)
         return UNKNOWN
 
+    @staticmethod
+    def _names_a_device(node: cst.Call) -> bool:
+        """An argument named like a device (``restore(path, model, opt, device)``, ``map_location=dev``)."""
+        return any(
+            (a.keyword is not None and a.keyword.value in ("device", "map_location"))
+            or bool(DEVICE_NAME.search(dotted_name(a.value) or ""))
+            for a in node.args
+        )
+
     def _check_sampler_subclass(self, node: cst.Call, name: str, arguments: list[Operand]) -> None:
         """``SeedableRandomSampler(..., generator=g)``: a subclass of this file's of a sampler draws
         like it."""
@@ -443,16 +472,28 @@ class CallsMixin(InterpreterBase):
         owner = self._parameters_owner(params.expr) if params is not None else None
         if owner is None:
             return UNKNOWN
-        built_by = node if qualified in torch_api.EAGER_STATE_OPTIMIZERS and self._owner_on_host(owner) else None
+        eager = qualified in torch_api.EAGER_STATE_OPTIMIZERS
+        built_by = node if eager and self._owner_on_host(owner) else None
+        pending = node if eager and built_by is None and self.summary_mode else None
+        state = OptimizerState(owner, built_by, self.statement, pending)
         # Kind HOST with an `optimizer`: never a tensor (see `_tensorish`), never a module.
-        return Value(Kind.HOST, module=None, origin=node, optimizer=OptimizerState(owner, built_by, self.statement))
+        return Value(Kind.HOST, module=None, origin=node, optimizer=state)
 
     def _parameters_owner(self, node: cst.BaseExpression) -> str | None:
-        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())`` and param groups."""
+        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())``, param groups and a
+        model's own param-group method (``model.train_params(lrs)``); ``<param>`` for a parameter
+        of a summarised function (``def make_optimizer(params): ...``), settled at its calls."""
+        if isinstance(node, cst.Name) and self.summary_mode and node.value in self.parameters:
+            return f"<{node.value}>"
         if isinstance(node, cst.Call):
-            if patterns.method_name(node) in ("parameters", "named_parameters"):
+            method = patterns.method_name(node)
+            if method in ("parameters", "named_parameters"):
                 base = patterns.receiver(node)
                 return path_of(base) if base is not None and not node.args else None
+            if method is not None and "param" in method.lower():
+                base = patterns.receiver(node)
+                value = self._value_of(base) if base is not None else UNKNOWN
+                return path_of(base) if base is not None and value.module is True else None
             if dotted_name(node.func) in ("filter", "list", "tuple") and node.args and not node.args[-1].star:
                 return self._parameters_owner(node.args[-1].value)
             return None

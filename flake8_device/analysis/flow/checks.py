@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -18,6 +18,7 @@ from flake8_device.analysis.flow.events import (
     IndexMismatch,
     Operand,
     OptimizerStateBeforeMove,
+    ParamGroupTensorsLoadedOnHost,
     SyncedLogOnHost,
     TransformBeforeMove,
     UnmovedLossOrMetric,
@@ -36,8 +37,11 @@ from flake8_device.analysis.flow.values import (
     NEVER,
     UNKNOWN,
     Kind,
+    OptimizerState,
     Value,
     alternatives,
+    leaves,
+    map_leaves,
     placement_condition,
     tensorish,
 )
@@ -96,9 +100,10 @@ class ChecksMixin(InterpreterBase):
         return None
 
     def _owner_on_host(self, owner: str) -> bool:
+        """The module at ``owner`` is on the host along some path."""
         prefix = self._tracked_prefix(owner)
         value = self.state.env.get(prefix) if prefix is not None else None
-        return value is not None and value.kind is Kind.HOST and value.module is True
+        return value is not None and any(a.kind is Kind.HOST and a.module is True for a in alternatives(value))
 
     def _optimizer_state_loaded(self, node: cst.Call, base: cst.BaseExpression, receiver: Value) -> None:
         """``load_state_dict`` puts the state on the device the parameters are on right now."""
@@ -107,16 +112,79 @@ class ChecksMixin(InterpreterBase):
         if path is None or optimizer is None:
             return
         if self._owner_on_host(optimizer.owner):
-            loaded = replace(optimizer, built_by=node, line=self.statement)
+            loaded = replace(optimizer, built_by=node, line=self.statement, loaded=True, pending=None)
         else:
-            loaded = replace(optimizer, built_by=None, line=None)
+            loaded = replace(optimizer, built_by=None, line=None, pending=None)
+            if optimizer.built_by is not None:
+                # Reloaded after the move (``opt.load_state_dict(opt.state_dict())``): the state
+                # follows the parameters, and the move this function made left nothing behind.
+                self.analysis.retract(OptimizerStateBeforeMove, optimizer.built_by, self.function)
+            keys = self.analysis.param_group_tensors(receiver.class_name) if receiver.class_name else ()
+            if keys and node.args and self._mapped_to_the_cpu(node.args[0].value):
+                event = ParamGroupTensorsLoadedOnHost(node, Operand(base, receiver), receiver.class_name or "", keys)
+                self._emit(event, node)
         self.state.env[path] = replace(receiver, optimizer=loaded)
 
+    def _mapped_to_the_cpu(self, node: cst.BaseExpression) -> bool:
+        """A state read by ``torch.load(..., map_location="cpu")`` (directly, or an item of a name
+        bound to one in this scope)."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Name):
+            scope = self.function if self.function is not None else self.ctx.module
+            bound = [
+                small.value
+                for small in self.ctx.scope_nodes(scope)
+                if isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == node.value
+            ]
+            if len(bound) != 1:
+                return False
+            node = bound[0]
+        if not isinstance(node, cst.Call) or self.symbols.qualify(node.func) != "torch.load":
+            return False
+        location = patterns.keyword(node, "map_location")
+        where = location.value if location is not None else None
+        if isinstance(where, cst.Call) and self.symbols.qualify(where.func) == "torch.device" and where.args:
+            where = where.args[0].value
+        if isinstance(where, cst.Lambda):  # ``lambda storage, loc: storage``: left where it was read, the CPU
+            params = where.params.params
+            return bool(params) and isinstance(where.body, cst.Name) and where.body.value == params[0].name.value
+        literal = patterns.string_value(where) if where is not None else None
+        return literal is not None and literal.split(":")[0] == "cpu"
+
+    def _settle_optimizers(self, value: Value, rebase: Callable[[str], str | None]) -> Value:
+        """Optimizers a call gives back (or leaves in attributes), in the caller's terms: their
+        owner's path here (``rebase`` maps the callee's; None: no path here), and an eager one built
+        over parameters that are on the host here has built its state there."""
+        if not any(leaf.optimizer is not None for leaf in leaves(value)):
+            return value
+
+        def settle(leaf: Value) -> Value:
+            optimizer = leaf.optimizer
+            if optimizer is None:
+                return leaf
+            owner = rebase(optimizer.owner)
+            if owner is None:
+                return UNKNOWN
+            state = replace(optimizer, owner=owner)
+            if optimizer.pending is not None and self._owner_on_host(owner):
+                state = OptimizerState(owner, optimizer.pending, self.statement)
+            elif not self.summary_mode:
+                state = replace(state, pending=None)
+            return replace(leaf, optimizer=state)
+
+        return map_leaves(value, settle)
+
     def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None:
-        """A module moved to the accelerator leaves behind the host state its optimizers already built."""
+        """A module moved to the accelerator leaves behind the host state its optimizers already built
+        (held in names, attributes, or containers: ``self.optimizers = [opt]``)."""
         if moved.kind is not Kind.ACCEL:
             return
-        for value in list(self.state.env.values()):
+        held = [leaf for value in list(self.state.env.values()) for leaf in leaves(value) if leaf.optimizer]
+        for value in held:
             optimizer = value.optimizer
             if optimizer is None or optimizer.built_by is None or not related_paths(optimizer.owner, path):
                 continue

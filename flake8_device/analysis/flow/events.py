@@ -120,6 +120,17 @@ class OptimizerStateBeforeMove:
 
 
 @dataclass(frozen=True)
+class ParamGroupTensorsLoadedOnHost:
+    """``optimizer.load_state_dict(<state mapped to the CPU>)`` into an optimizer class that keeps
+    tensors in its param groups, which ``load_state_dict`` does not move to the parameters."""
+
+    call: cst.Call
+    optimizer: Operand
+    class_name: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UnmovedLossOrMetric:
     """A loss or metric holding tensors on the host is given tensors on the accelerator."""
 
@@ -188,6 +199,7 @@ Event = Union[
     SyncedLogOnHost,
     WrappedUnmoved,
     OptimizerStateBeforeMove,
+    ParamGroupTensorsLoadedOnHost,
     UnmovedLossOrMetric,
     GeneratorMismatch,
     IndexMismatch,

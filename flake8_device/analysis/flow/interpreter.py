@@ -30,6 +30,8 @@ from flake8_device.analysis.flow.knowledge import (
     LOADER_NAME,
     MODULE_TENSOR_EVIDENCE,
     NO_GRAD,
+    OPTIMIZER_CLASS_NAMES,
+    OPTIMIZER_CLASS_PREFIX,
     PASS_THROUGH_CALLS,
     TENSOR_EVIDENCE,
 )
@@ -212,6 +214,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # Summary mode: the parameters, and those the function moves to a device itself.
         self.parameters: set[str] = set()
         self.moves_itself: set[str] = set()
+        # Summary mode: an optimizer's state is reloaded after a parameter was moved.
+        self.reloads_optimizers = False
         # Where the host tensors the file's callers pass this function were made (see ``_given``).
         self.given_origins: set[int] = set()
         self.ctx = analysis.ctx
@@ -249,6 +253,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._bind_self()
         if self.owner is not None and self.self_name is not None and function.name.value != "__init__":
             self.seed_attributes(self.analysis.attribute_state(self.owner.name.value))
+            self._seed_from_construction()
         attributes = MODULE_TENSOR_EVIDENCE if self.in_module_class else TENSOR_EVIDENCE
         functions = self.ctx.functions
         evidence = functions.evidence(self.path, attributes) if functions is not None else None
@@ -300,6 +305,28 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for name, value in outer.items():
             if name.split(".")[0] not in own and name not in self.state.env and value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
+
+    def _seed_from_construction(self) -> None:
+        """The optimizers ``__init__`` left in attributes that the class's summaries cannot tell (built
+        from what the file's constructions pass it: ``optimizer_fn(self.model.parameters())``), once
+        it ran. (Only optimizers: their state is a fact of the construction, whatever the method.)"""
+        assert self.owner is not None
+        init = self.analysis.program.method(self.owner.name.value, "__init__")
+        built = self.analysis.final_env.get(init) if init is not None else None
+        params = [*init.params.posonly_params, *init.params.params] if init is not None else []
+        if not built or not params:
+            return
+        prefix = params[0].name.value + "."
+        gaps = {
+            path[len(prefix) :]: value
+            for path, value in built.items()
+            if path.startswith(prefix)
+            and "." not in path[len(prefix) :]
+            and any(leaf.optimizer is not None for leaf in leaves(value))
+            and self.state.env.get(f"{self.self_name}.{path[len(prefix) :]}", UNKNOWN).kind is Kind.UNKNOWN
+        }
+        if gaps:
+            self.seed_attributes(gaps)
 
     def _bind_self(self) -> None:
         function = self.function
@@ -357,11 +384,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             attributes=attributes,
             placed=placed,
             moves_itself=frozenset(self.moves_itself),
+            reloads_optimizers=self.reloads_optimizers,
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
         if self.record and self.report and not self.state.cpu_only:
-            self.analysis.add(event, key_node)
+            self.analysis.add(event, key_node, self.function)
 
     # -- statements -------------------------------------------------------------
 
@@ -940,13 +968,24 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return replace(NEUTRAL, constant="None")
         if node.value in ("True", "False"):
             return NEUTRAL
+        if node.value in OPTIMIZER_CLASS_NAMES:
+            return self._optimizer_class(node)
         return UNKNOWN
+
+    def _optimizer_class(self, node: cst.Name | cst.Attribute) -> Value:
+        """``torch.optim.Adagrad`` as a value (``optimizer_fn=torch.optim.Adagrad``): called later."""
+        qualified = self.symbols.qualify(node)
+        if qualified is None or not torch_api.is_optimizer_class(qualified):
+            return UNKNOWN
+        return replace(NEUTRAL, constant=OPTIMIZER_CLASS_PREFIX + qualified)
 
     def _attribute(self, node: cst.Attribute) -> Value:
         path = path_of(node)
         if path is not None and path in self.state.env:
             return self.state.env[path]
         attr = node.attr.value
+        if attr in OPTIMIZER_CLASS_NAMES:
+            return self._optimizer_class(node)
         if self.self_name is not None and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
             return self._self_attribute(attr)
         base = self._eval(node.value)
@@ -1088,7 +1127,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     (o for i, o in places if i != index and o.value.kind is wanted and compatible(host.value, o.value)),
                     None,
                 )
-                if partner is None or (wanted is Kind.INPUT and self._given(host.value)):
+                if partner is None or (wanted is Kind.INPUT and self._given(host.value, partner.expr)):
                     continue
                 if wanted is Kind.ACCEL:
                     self._emit(Mix(host, partner, operation), host.expr)
@@ -1096,10 +1135,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
                 return
 
-    def _given(self, value: Value) -> bool:
-        """A host tensor a caller passed in: where it meets this function's inputs (or its module's
-        state), the caller's input is the finding (it is reported there), not code of this function."""
-        return value.origin is not None and id(value.origin) in self.given_origins
+    def _given(self, value: Value, partner: cst.BaseExpression) -> bool:
+        """A host tensor a caller passed in, meeting its module's own state (``self.encoder(x)``):
+        where the module is, the caller's input is the finding (reported at the caller), not code
+        of this method. (Meeting another input the caller passed, it is this code's finding.)"""
+        if value.origin is None or id(value.origin) not in self.given_origins or self.self_name is None:
+            return False
+        root = (path_of(partner) or "").split(".")[0]
+        return root == self.self_name
 
     def _known_not_empty(self, operand: Operand) -> bool:
         """An empty placeholder (``torch.tensor([])``) used where a test said it holds something

@@ -7,6 +7,7 @@ the callee's calling context, which its own interpretation starts from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -16,7 +17,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import Summary, substitute
-from flake8_device.analysis.flow.syntax import is_classmethod, path_of
+from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, tensorish, union
 
 
@@ -84,17 +85,50 @@ class LocalCallsMixin(InterpreterBase):
             if placed.kind is not Kind.ACCEL:
                 continue
             self.state.env[path] = replace(placed, module=True if values[name].module is None else values[name].module)
+            if values[name].source == path:
+                self.moved_in_place[path] = self.state.env[path]  # our own parameter, moved by a helper
             self._moved(path)
-            self._check_optimizers(path, placed, node)
+            if summary.reloads_optimizers:
+                self.reloads_optimizers = True  # the state follows the move
+            else:
+                self._check_optimizers(path, placed, node)
+        rebase = self._owner_rebase(function, binding, bound=bound, instance=self.self_name)
         if bound and self.self_name is not None:
             for attribute, value in summary.attributes.items():
-                self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
+                placed = self._settle_optimizers(substitute(value, values, texts), rebase)
+                self.state.env[f"{self.self_name}.{attribute}"] = placed
         # What the function computes from several of its tensor arguments is where they are.
         places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
         here = union(places) if places else None
         if bound and self.in_module_class:
             here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
-        return substitute(summary.returns, values, texts, here)
+        return self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
+
+    def _owner_rebase(
+        self, function: cst.FunctionDef, binding: dict[str, cst.Arg], *, bound: bool, instance: str | None
+    ) -> Callable[[str], str | None]:
+        """How a path of the callee (an optimizer's owner) reads at the call: its parameters become
+        the arguments' paths (``<params>``: the owner of what was passed), its ``self`` the instance's
+        path (``instance``; None: it has none here)."""
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        callee_self = params[0] if params and bound and not is_static(function) else None
+
+        def rebase(owner: str) -> str | None:
+            if owner.startswith("<") and owner.endswith(">"):
+                argument = binding.get(owner[1:-1])
+                return self._parameters_owner(argument.value) if argument is not None else None
+            root, _, rest = owner.partition(".")
+            if callee_self is not None and root == callee_self:
+                new_root = instance
+            elif root in binding:
+                new_root = path_of(binding[root].value)
+            else:
+                return owner
+            if new_root is None:
+                return None
+            return f"{new_root}.{rest}" if rest else new_root
+
+        return rebase
 
     def _bind_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
@@ -212,13 +246,14 @@ class LocalCallsMixin(InterpreterBase):
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
         here = instance if instance.module is True else None
+        rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
         if summary.attributes:
             changed = dict(instance.attributes)
             changed.update({a: substitute(v, values, texts, here) for a, v in summary.attributes.items()})
             path = path_of(base)
             if path is not None and path in self.state.env:
                 self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
-        return LocalResult(substitute(summary.returns, values, texts, here), accepts)
+        return LocalResult(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), accepts)
 
 
 def _literal(node: cst.BaseExpression) -> Value | None:

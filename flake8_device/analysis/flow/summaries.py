@@ -31,6 +31,9 @@ class Summary:
     # Parameters the function moves to a device itself (``x = x.to(self.device)``): a caller may
     # pass them from anywhere.
     moves_itself: frozenset[str] = frozenset()
+    # After moving a parameter, the function reloads an optimizer's state (``opt.load_state_dict(
+    # opt.state_dict())``), which puts it where the parameters now are.
+    reloads_optimizers: bool = False
 
 
 EMPTY = Summary()

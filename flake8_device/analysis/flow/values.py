@@ -59,6 +59,11 @@ class OptimizerState:
     # construction, or ``load_state_dict``.  None while it has no state yet.
     built_by: cst.Call | None = None
     line: cst.SimpleStatementLine | None = None
+    # An eager-state optimizer built in a summarised function, over parameters whose place the
+    # function cannot tell (a parameter's, ``self``'s): its construction, settled at each call.
+    pending: cst.Call | None = None
+    # ``built_by`` loaded the state (``load_state_dict``, a restore helper) rather than built it.
+    loaded: bool = False
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,15 @@ def compatible(a: Value, b: Value) -> bool:
     return not (a.guard and b.guard and a.guard == negate(b.guard))
 
 
+def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
+    """``function`` applied to every place inside ``value`` (alternatives and container elements)."""
+    if value.kind is Kind.MAYBE:
+        return union([map_leaves(a, function) for a in value.alternatives])
+    if value.kind is Kind.CONTAINER:
+        return replace(value, elements=tuple(map_leaves(e, function) for e in value.elements))
+    return function(value)
+
+
 def lift(value: Value, function: Callable[[Value], Value]) -> Value:
     """``function`` applied along every path: to each alternative of a MAYBE value."""
     if value.kind is Kind.MAYBE:
@@ -233,9 +247,9 @@ def union(values: Sequence[Value]) -> Value:
 
 
 def _plain(value: Value) -> bool:
-    """Unknown or not a tensor, and none of the objects with facts of their own."""
+    """Unknown, not a tensor or a container, and none of the objects with facts of their own."""
     return (
-        value.kind in (Kind.UNKNOWN, Kind.NEUTRAL)
+        value.kind in (Kind.UNKNOWN, Kind.NEUTRAL, Kind.CONTAINER)
         and not value.generator
         and value.instance_of is None
         and value.optimizer is None
