@@ -146,3 +146,63 @@ def test_an_empty_placeholder_tested_for_content_meets_nothing() -> None:
 
 def test_a_cpu_device_object_is_the_cpu() -> None:
     assert kinds('device = torch.device("cpu")\nx = torch.ones(3).to(device)')["x"] is Kind.HOST
+
+
+def test_a_module_moved_into_another_name_moves_in_place() -> None:
+    env = module_env(
+        """
+        model = nn.Linear(2, 2)
+        wrapped = model.to(device)
+        x = torch.ones(3)
+        y = x.to(device)
+        """
+    )
+    assert env["model"].kind is Kind.ACCEL
+    assert env["x"].kind is Kind.HOST  # a tensor's move makes a new tensor
+
+
+def test_a_constructor_that_moves_its_model_in_place() -> None:
+    body = """
+        class Trainer:
+            def __init__(self, model, device):
+                self.model = model.to(device)
+                self.wrapped = nn.parallel.DistributedDataParallel(model, device_ids=[device])
+
+            def step(self, x):
+                return self.wrapped(x.to(self.model.weight.device))
+
+        net = nn.Linear(2, 2)
+        trainer = Trainer(net, device)
+        """
+    assert kinds(body)["net"] is Kind.ACCEL
+
+
+def test_a_forward_that_moves_the_items_of_its_batch_accepts_a_host_batch() -> None:
+    body = """
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, batch):
+                return self.fc(batch["features"].to(next(self.parameters()).device))
+
+        model = Backbone().to(device)
+        for batch in loader:
+            out = model(batch)
+        """
+    assert event_types(body) == []
+
+
+def test_a_loss_factory_given_host_class_weights() -> None:
+    body = """
+        from losses import get_loss
+
+        weights = torch.tensor([1.0, 2.0, 4.0])
+        criterion = get_loss("cross_entropy", weight=weights)
+        placed = get_loss("cross_entropy", weight=weights, device=device)
+        model = nn.Linear(4, 3).to(device)
+        x = torch.ones(2, 4).to(device)
+        loss = criterion(model(x), targets.to(device)) + placed(model(x), targets.to(device))
+        """
+    assert event_types(body) == ["UnmovedLossOrMetric"]

@@ -221,7 +221,9 @@ class LossOrMetricNotMoved(Rule):
             qualified = self.ctx.symbols.qualify(construction.func) or ""
             if qualified.startswith("torchmetrics."):
                 what = "its metric state"
-            elif qualified.startswith("torch."):
+            elif qualified.startswith("torch.") or any(
+                patterns.keyword(construction, k) is not None for k in ("weight", "pos_weight")
+            ):
                 what = "its weights"
             else:
                 what = "its parameters and buffers"

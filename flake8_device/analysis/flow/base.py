@@ -50,6 +50,9 @@ class InterpreterBase:
     # Parameters moved in place, and whether an optimizer's state is reloaded after such a move.
     moved_in_place: dict[str, Value]
     reloads_optimizers: bool
+    # Summary mode: the function's parameters, and those it moves to a device itself.
+    parameters: set[str]
+    moves_itself: set[str]
 
     if TYPE_CHECKING:
 

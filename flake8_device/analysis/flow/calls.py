@@ -14,6 +14,7 @@ from flake8_device.analysis.flow.knowledge import (
     CROSS_DEVICE_METHODS,
     DEVICE_NAME,
     LIST_ATTACH_METHODS,
+    LOSS_FACTORY_NAME,
     LOSS_MODULE_NAME,
     LOSS_NAME,
     METRIC_NAME,
@@ -27,6 +28,7 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
+    alternatives,
     UNKNOWN,
     Kind,
     OptimizerState,
@@ -119,6 +121,12 @@ class CallsMixin(InterpreterBase):
                 return self._instantiate(node, name, arguments, module=True)
             if name in self.analysis.program.classes and self.analysis.helpers.get(name) is None:
                 return self._instantiate(node, name, arguments, module=False)
+        if LOSS_FACTORY_NAME.search(name) and not (qualified or "").startswith("torch."):
+            # ``get_loss(name, weight=class_weights)``: a loss built (elsewhere) with these weights,
+            # on the device it is given, or where the weights are.
+            weights = [w for w in (argument_at(node, arguments, None, k) for k in ("weight", "pos_weight")) if w]
+            if weights and not self._names_a_device(node):
+                return self._weighted_loss(node, weights)
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
@@ -212,6 +220,13 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
+            if method != "cpu" and self.summary_mode:
+                # ``batch["features"].to(device)``: the function places what it is given itself.
+                root = base
+                while isinstance(root, (cst.Subscript, cst.Attribute)):
+                    root = root.value
+                if isinstance(root, cst.Name) and root.value in self.parameters and root is not base:
+                    self.moves_itself.add(root.value)
             return moved if moved is not None else UNKNOWN
         if method == "load_state_dict" and self.moved_in_place and receiver.optimizer is None:
             # ``controller.optimizer.load_state_dict(...)`` after this function moved a model it was given.
@@ -525,9 +540,10 @@ class CallsMixin(InterpreterBase):
         """A loss with class weights keeps them (as a buffer) wherever the weights are."""
         values = [
             # A class-weight vector is never 0-dim (only `pos_weight` may be a single number).
-            replace(w.value, scalar=False) if keyword_of(node, w) == "weight" else w.value
+            replace(v, scalar=False) if keyword_of(node, w) == "weight" else v
             for w in weights
-            if w.value.kind is not Kind.NEUTRAL
+            for v in alternatives(w.value)  # ``weight=None`` along some paths: no weights there
+            if v.kind is not Kind.NEUTRAL
         ]
         if not values:
             return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)

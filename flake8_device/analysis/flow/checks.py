@@ -206,7 +206,16 @@ class ChecksMixin(InterpreterBase):
             and isinstance(holder.origin, cst.Call)
         ):
             return
-        argument = next((t for t in tensors if t.value.kind is Kind.ACCEL and not t.value.scalar), None)
+        # (Only a 0-dim tensor on the *host* mixes with device tensors: a device one may not meet the weights.)
+        argument = next(
+            (
+                Operand(t.expr, v)
+                for t in tensors
+                for v in alternatives(t.value)
+                if v.kind is Kind.ACCEL and tensorish(v)
+            ),
+            None,
+        )
         if argument is not None:
             holder_expr = patterns.receiver(node) if patterns.method_name(node) == "update" else node.func
             assert holder_expr is not None

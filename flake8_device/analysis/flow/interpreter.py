@@ -615,6 +615,18 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if base is not None and path_of(base) == path:
                 self._moved(path)  # ``m = m.to(device)``
                 self._check_optimizers(path, value, value_node)
+            elif base is not None and patterns.method_name(value_node) in ("to", "cuda"):
+                # ``self.model = model.to(device)``: a module moves in place, ``model`` with it (a
+                # parameter that may be one is moved for the callers that pass one).
+                moved_from = path_of(base)
+                before = self.state.env.get(moved_from, UNKNOWN) if moved_from is not None else UNKNOWN
+                parameter = before.source is not None and before.source == moved_from and before.module is None
+                if moved_from is not None and (before.module is True or parameter):
+                    self.state.env[moved_from] = replace(value, module=before.module)
+                    if parameter:
+                        self.moved_in_place[moved_from] = self.state.env[moved_from]
+                    self._moved(moved_from)
+                    self._check_optimizers(moved_from, value, value_node)
 
     def _store_item(self, target: cst.Subscript, value: Value) -> None:
         """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too."""

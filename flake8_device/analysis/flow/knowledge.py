@@ -8,6 +8,8 @@ LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
 LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
 METRIC_NAME = re.compile(r"metric", re.I)
 OPTIMIZER_NAME = re.compile(r"optim|^opt$", re.I)
+# A function that builds a loss (``get_loss``, ``build_criterion``, ``make_loss_fn``).
+LOSS_FACTORY_NAME = re.compile(r"^(?:get|build|make|create|init)_?(?:loss|criterion)", re.I)
 # A function that restores a checkpoint into what it is given (``restore_epoch(dir, model, optimizer)``).
 RESTORE_NAME = re.compile(r"load|restore|resume", re.I)
 # ``Value.constant`` of an optimizer class passed around as a value (``optimizer_fn=torch.optim.Adagrad``).

@@ -76,10 +76,32 @@ class LocalCallsMixin(InterpreterBase):
         summary = self.analysis.summary(function)
         if summary is None:
             return UNKNOWN
+        self._apply_moves(node, summary, binding, values, texts)
+        rebase = self._owner_rebase(function, binding, bound=bound, instance=self.self_name)
+        if bound and self.self_name is not None:
+            for attribute, value in summary.attributes.items():
+                placed = self._settle_optimizers(substitute(value, values, texts), rebase)
+                self.state.env[f"{self.self_name}.{attribute}"] = placed
+        # What the function computes from several of its tensor arguments is where they are.
+        places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
+        here = union(places) if places else None
+        if bound and self.in_module_class:
+            here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
+        return self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
+
+    def _apply_moves(
+        self,
+        node: cst.Call,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+        texts: dict[str, str],
+    ) -> None:
+        """The arguments the callee moves in place (``def place(model, dev): model.to(dev)``)."""
         for name, moved in summary.moves.items():
             argument = binding.get(name)
             path = path_of(argument.value) if argument is not None else None
-            if path is None or values[name].module is False:
+            if path is None or name not in values or values[name].module is False:
                 continue
             placed = substitute(moved, values, texts)
             if placed.kind is not Kind.ACCEL:
@@ -92,17 +114,6 @@ class LocalCallsMixin(InterpreterBase):
                 self.reloads_optimizers = True  # the state follows the move
             else:
                 self._check_optimizers(path, placed, node)
-        rebase = self._owner_rebase(function, binding, bound=bound, instance=self.self_name)
-        if bound and self.self_name is not None:
-            for attribute, value in summary.attributes.items():
-                placed = self._settle_optimizers(substitute(value, values, texts), rebase)
-                self.state.env[f"{self.self_name}.{attribute}"] = placed
-        # What the function computes from several of its tensor arguments is where they are.
-        places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
-        here = union(places) if places else None
-        if bound and self.in_module_class:
-            here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
-        return self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
 
     def _owner_rebase(
         self, function: cst.FunctionDef, binding: dict[str, cst.Arg], *, bound: bool, instance: str | None
@@ -176,6 +187,8 @@ class LocalCallsMixin(InterpreterBase):
             if summary is not None and bound is not None
             else {}
         )
+        if summary is not None and bound is not None:
+            self._apply_moves(node, summary, bound[0], values, texts)
         if module:
             placed = self._module_placement(node, name, summary if bound is not None else None, values, texts)
             if name.endswith(("Loss", "Metric")) and placed.module is True:
