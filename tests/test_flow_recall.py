@@ -206,3 +206,44 @@ def test_a_loss_factory_given_host_class_weights() -> None:
         loss = criterion(model(x), targets.to(device)) + placed(model(x), targets.to(device))
         """
     assert event_types(body) == ["UnmovedLossOrMetric"]
+
+
+def test_a_hook_one_subclass_implements_runs_for_the_base_class() -> None:
+    body = """
+        class Base(nn.Module):
+            def forward(self, x):
+                return self.apply_transform(x)
+
+        class AddNoise(Base):
+            def __init__(self):
+                super().__init__()
+                self.noise = torch.distributions.Normal(0.0, 1.0)
+
+            def apply_transform(self, x):
+                return x + self.noise.sample(x.shape)
+
+        augment = AddNoise()
+        out = augment(torch.ones(3).to(device))
+        """
+    assert "HostMeetsInput" in event_types(body)
+
+
+def test_a_module_keeping_only_plain_tensors_has_nothing_to_move() -> None:
+    env = module_env(
+        """
+        class Bank(nn.Module):
+            def __init__(self, clips):
+                super().__init__()
+                self.clips = clips
+
+        class Wrapper(nn.Module):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+
+        bank = Bank([torch.randn(4) for _ in range(3)])
+        wrapped = Wrapper(nn.Linear(2, 2).to(device))
+        """
+    )
+    assert not env["bank"].stateful
+    assert env["wrapped"].kind is Kind.ACCEL

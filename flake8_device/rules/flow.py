@@ -139,12 +139,14 @@ class TensorCreatedWithoutDevice(Rule):
     In a module's methods (or any function taking tensors), finds tensors made
     by a factory (`torch.arange`, `torch.zeros`, `torch.ones`, ...) without
     `device=` that are then combined with the inputs or the module's own
-    parameters, such as position ids or RNN hidden states.
+    parameters, such as position ids or RNN hidden states; and the samples of
+    a `torch.distributions` object built from Python numbers
+    (`Uniform(low=3.0, high=30.0)`, reported where it is built).
 
     ## Why is this bad?
-    The factory allocates on the CPU. The code works in CPU tests and fails as
-    soon as the model runs on an accelerator: `Expected all tensors to be on
-    the same device`.
+    The factory allocates on the CPU (a distribution built from numbers samples
+    there). The code works in CPU tests and fails as soon as the model runs on
+    an accelerator: `Expected all tensors to be on the same device`.
 
     ## Example
     ```python
@@ -192,9 +194,18 @@ class TensorCreatedWithoutDevice(Rule):
     uses_flow = True
     name = "tensor-created-without-device"
     message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}"
+    distribution_message = (
+        "`{factory}(...)` is built from Python numbers, so it samples on the CPU, and its samples meet "
+        "`{partner}` in {operation}"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.distribution_message if fields.get("distribution") else cls.message).format(**fields)
     fix_title = "Create it with `device={device}`"
     fix_safety = FixSafety.SAFE
-    markers = (marker.HOST_FACTORY_CALL,)
+    # A factory without `device=`, or the samples of a distribution (built elsewhere, from numbers).
+    markers = (marker.HOST_FACTORY_CALL + r"|\.r?sample\s*\(",)
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
@@ -209,8 +220,25 @@ class TensorCreatedWithoutDevice(Rule):
             factory = event.host.value.origin
             if not isinstance(factory, cst.Call):
                 continue
-            qualified = self.ctx.symbols.qualify(factory.func)
+            qualified = self.ctx.symbols.qualify(factory.func) or ""
             device = patterns.keyword(factory, "device")
+            if qualified.startswith("torch.distributions."):
+                # Built from Python numbers, it samples on the CPU: its parameters need the device.
+                fix = Fix(
+                    title="Build its parameters as tensors on the inputs' device",
+                    safety=FixSafety.DISPLAY_ONLY,
+                    edits=(),
+                    reason="which device the samples belong on is known where they are used",
+                )
+                self.report(
+                    factory.func,
+                    fix=fix,
+                    factory=self.ctx.describe(factory.func),
+                    partner=self.ctx.describe(event.partner.expr),
+                    operation=event.operation,
+                    distribution=True,
+                )
+                continue
             if qualified not in torch_api.TENSOR_FACTORIES or (device is not None and _names_the_cpu(device.value)):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
             fix = self._fix(factory, qualified, event)

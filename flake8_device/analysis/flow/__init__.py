@@ -26,7 +26,7 @@ instances of helper classes that keep host tensor constants (:mod:`..helpers`).
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -266,12 +266,7 @@ class FlowAnalysis:
         for function, _, _ in functions:
             for inner in _nested_functions(function):
                 self.enclosing[inner] = function
-        plain = {
-            owner.name.value
-            for _, owner, _ in functions
-            if owner is not None and not self.ctx.symbols.is_local_module_class(owner.name.value)
-        }
-        for function, owner, path in _callers_first(functions, plain):
+        for function, owner, path in _callers_first(functions, self.program):
             interpreter = Interpreter(self, function, owner, path, report=self.ctx.flow_covers(path))
             self.final_env[function] = interpreter.run_function()
 
@@ -311,19 +306,19 @@ def _nested_functions(function: cst.FunctionDef) -> Iterator[cst.FunctionDef]:
 
 def _callers_first(
     functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]],
-    plain_classes: Container[str] = (),
+    program: Program,
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
-    """The functions, each after the functions of the file that call it (file order otherwise).
-
-    ``plain_classes``: classes that are not modules, whose ``__call__`` the code that makes an
-    instance usually calls (a module's ``forward`` starts from where its inputs are instead)."""
+    """The functions, each after the functions of the file that call it (file order otherwise)."""
     by_name: dict[str, list[cst.FunctionDef]] = {}
-    for function, owner, _ in functions:
+    for function, _, _ in functions:
         by_name.setdefault(function.name.value, []).append(function)
-        if owner is not None and function.name.value == "__init__":
-            by_name.setdefault(owner.name.value, []).append(function)  # ``Model(...)`` runs its __init__
-        if owner is not None and function.name.value == "__call__" and owner.name.value in plain_classes:
-            by_name.setdefault(owner.name.value, []).append(function)
+    for name in program.classes:
+        # ``Model(...)`` runs its __init__ (its own or a base's), and the code that makes an instance
+        # usually calls it (a module's forward then also starts from what its callers pass).
+        for method in ("__init__", "__call__", "forward"):
+            found = program.method(name, method)
+            if found is not None:
+                by_name.setdefault(name, []).append(found)
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
     inits = {owner: f for f, owner, _ in functions if owner is not None and f.name.value == "__init__"}
     for function, owner, _ in functions:

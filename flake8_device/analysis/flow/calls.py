@@ -72,6 +72,7 @@ def _unmoved_input(value: Value) -> bool:
         and not value.scalar
         and value.module is not True
         and not value.generator
+        and not value.distribution
         and value.optimizer is None
     )
 
@@ -274,6 +275,11 @@ class CallsMixin(InterpreterBase):
         if receiver.generator:
             # ``torch.Generator(device=d).manual_seed(0)`` is the same generator.
             return receiver if method in ("manual_seed", "set_state") else NEUTRAL
+        if receiver.distribution:
+            if method in ("sample", "rsample", "sample_n"):
+                # Its samples are where its parameters are (reported where it was built).
+                return replace(receiver, distribution=False, module=False, grad=method == "rsample")
+            return UNKNOWN
         if receiver.optimizer is not None:
             if method == "load_state_dict":
                 self._optimizer_state_loaded(node, base, receiver)
@@ -418,6 +424,8 @@ class CallsMixin(InterpreterBase):
             first = patterns.positional(node, 0)
             literal = patterns.string_value(first.value) if first is not None and len(node.args) == 1 else None
             return replace(NEUTRAL, constant=literal) if literal is not None else NEUTRAL
+        if qualified.startswith("torch.distributions.") and qualified.rsplit(".", 1)[-1][:1].isupper():
+            return self._new_distribution(node, arguments)
         if qualified.startswith(TRANSFORM_MODULES) and qualified.rsplit(".", 1)[-1][:1].isupper():
             return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
         if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
@@ -470,6 +478,47 @@ class CallsMixin(InterpreterBase):
             # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``).
             return common_device(tensors)
         return None
+
+    def _new_distribution(self, node: cst.Call, arguments: list[Operand]) -> Value:
+        """``torch.distributions.Uniform(low, high)`` samples where its parameters are: built from
+        Python numbers, on the default device (the CPU unless the file sets another)."""
+        sources = [leaf.source for a in arguments for leaf in leaves(a.value) if leaf.source]
+        if self.summary_mode and sources:
+            # Numbers or tensors, as the callers pass them: settled where the summary is applied.
+            return Value(Kind.UNKNOWN, module=None, origin=node, distribution=True, source=sources[0])
+        tensors = [a for a in arguments if carries_tensor(a.value)]
+        # Numbers along the paths the file's calls take (a parameter's value may be unknown beside
+        # them), or parameters whose default is a number.
+        numbers = all(
+            all(v.kind in (Kind.NEUTRAL, Kind.UNKNOWN) for v in alternatives(a.value))
+            and (any(v.kind is Kind.NEUTRAL for v in alternatives(a.value)) or self._number_default(a.expr))
+            for a in arguments
+        )
+        if tensors:
+            place = common_device(tensors)
+        elif numbers and arguments and self.analysis.default_device_is_cpu:
+            place = Value(Kind.HOST)
+        else:
+            return UNKNOWN
+        return lift(
+            place,
+            lambda v: replace(v, module=None, origin=node, distribution=True, scalar=False)
+            if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+            else UNKNOWN,
+        )
+
+    def _number_default(self, node: cst.BaseExpression) -> bool:
+        """``low`` in ``def __init__(self, low=3.0)``: a parameter whose default is a number."""
+        if not isinstance(node, cst.Name) or self.function is None:
+            return False
+        params = self.function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == node.value:
+                default = param.default
+                if isinstance(default, cst.UnaryOperation):
+                    default = default.expression
+                return isinstance(default, (cst.Integer, cst.Float))
+        return False
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
         placed = next(

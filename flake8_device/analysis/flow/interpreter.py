@@ -307,9 +307,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.state.env[name] = value
 
     def _seed_from_construction(self) -> None:
-        """The optimizers ``__init__`` left in attributes that the class's summaries cannot tell (built
-        from what the file's constructions pass it: ``optimizer_fn(self.model.parameters())``), once
-        it ran. (Only optimizers: their state is a fact of the construction, whatever the method.)"""
+        """The optimizers (and distributions) ``__init__`` left in attributes that the class's
+        summaries cannot tell (built from what the file's constructions pass it:
+        ``optimizer_fn(self.model.parameters())``, ``Uniform(low, high)``), once it ran. (Only
+        these: they are facts of the construction, whatever the method.)"""
         assert self.owner is not None
         init = self.analysis.program.method(self.owner.name.value, "__init__")
         built = self.analysis.final_env.get(init) if init is not None else None
@@ -322,7 +323,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for path, value in built.items()
             if path.startswith(prefix)
             and "." not in path[len(prefix) :]
-            and any(leaf.optimizer is not None for leaf in leaves(value))
+            and any(leaf.optimizer is not None or leaf.distribution for leaf in leaves(value))
             and self.state.env.get(f"{self.self_name}.{path[len(prefix) :]}", UNKNOWN).kind is Kind.UNKNOWN
         }
         if gaps:

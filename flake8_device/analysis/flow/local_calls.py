@@ -45,7 +45,9 @@ class LocalCallsMixin(InterpreterBase):
         if self.owner is None:
             return None
         if isinstance(base, cst.Name) and base.value == self.self_name:
-            method = program.method(self.owner.name.value, func.attr.value)
+            method = program.method(self.owner.name.value, func.attr.value) or program.subclass_method(
+                self.owner.name.value, func.attr.value
+            )
         elif isinstance(base, cst.Call) and isinstance(base.func, cst.Name) and base.func.value == "super":
             method = program.base_method(self.owner.name.value, func.attr.value)
         else:
@@ -73,7 +75,7 @@ class LocalCallsMixin(InterpreterBase):
                 }
             )
         self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
-        summary = self.analysis.summary(function)
+        summary = self.analysis.summary(function, attributes=self._facts_of_self(function) if bound else None)
         if summary is None:
             return UNKNOWN
         self._apply_moves(node, summary, binding, values, texts)
@@ -88,6 +90,29 @@ class LocalCallsMixin(InterpreterBase):
         if bound and self.in_module_class:
             here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
         return self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
+
+    def _facts_of_self(self, function: cst.FunctionDef) -> tuple[tuple[str, Value], ...] | None:
+        """The attributes a method of ``self`` starts from where ``self`` holds objects the class's
+        summaries cannot tell (a distribution or an optimizer its construction built from what the
+        file passed); None (the class's own attribute state) otherwise, which is nearly always."""
+        owner = self.analysis.program.owner(function)
+        if self.self_name is None or owner is None:
+            return None
+        prefix = f"{self.self_name}."
+        facts = {
+            path[len(prefix) :]: value
+            for path, value in self.state.env.items()
+            if path.startswith(prefix)
+            and "." not in path[len(prefix) :]
+            and any(leaf.distribution or leaf.optimizer is not None for leaf in leaves(value))
+        }
+        if not facts:
+            return None
+        state = dict(self.analysis.attribute_state(owner.node.name.value))
+        if all(state.get(name) == value for name, value in facts.items()):
+            return None
+        state.update(facts)
+        return tuple(sorted(state.items()))
 
     def _apply_moves(
         self,
@@ -220,11 +245,24 @@ class LocalCallsMixin(InterpreterBase):
             info is not None and (info.buffers or info.parameters)
             for info in (self.ctx.classes.get(entry.node.name.value) for entry in self.analysis.program.lineage(name))
         )
-        if not registered and not any(leaf.stateful or leaf.module is not True for leaf in held):
+        given = [substitute(leaf, values, texts) for leaf in held if leaf.source is not None]
+        # Parameters, buffers and stateful submodules (its own, or given) are what a move places: plain
+        # tensor attributes stay where they were made (DEV102's business).
+        stateful = (
+            registered
+            or any(leaf.module is True and leaf.stateful for leaf in held if leaf.source is None)
+            or any(
+                part.kind is Kind.UNKNOWN
+                or (part.module is not False and part.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and part.stateful)
+                for value in given
+                for part in leaves(value)
+            )
+        )
+        if not stateful:
             return replace(built, stateful=False)  # nothing of its own to place
-        if held and all(leaf.source is not None for leaf in held):
-            given = [substitute(leaf, values, texts) for leaf in held]
-            if all(v.kind is not Kind.UNKNOWN for v in given):
+        if held and len(given) == len(held):
+            # (Modules only: tensors or lists kept as plain attributes do not follow a module.)
+            if all(v.kind is not Kind.UNKNOWN and v.module is True for v in given):
                 return replace(union(given), module=True, origin=node)  # a wrapper: where its parts are
         return built
 

@@ -63,6 +63,14 @@ def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str],
     if value.attributes:
         # An instance made inside the function keeps what it was given.
         value = replace(value, attributes=tuple((a, substitute(v, arguments, texts)) for a, v in value.attributes))
+    if value.source is not None and value.distribution:
+        # A distribution built from a parameter: where the caller's argument is (a number: the host).
+        given = arguments.get(value.source, UNKNOWN)
+        if given.kind is Kind.NEUTRAL:
+            return replace(value, kind=Kind.HOST, source=None)
+        if given.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and given.module is not True:
+            return replace(given, distribution=True, origin=value.origin, module=None, scalar=False)
+        return UNKNOWN
     if value.source is not None:
         argument = arguments.get(value.source)
         if argument is None:

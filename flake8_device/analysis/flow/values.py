@@ -98,6 +98,8 @@ class Value:
     condition: str | None = None
     # A ``torch.Generator`` (its kind says where it draws: HOST or ACCEL).
     generator: bool = False
+    # A ``torch.distributions`` object (its kind says where it samples: where its parameters are).
+    distribution: bool = False
     # An optimizer, and where its state was built.
     optimizer: OptimizerState | None = None
     # An instance of this file's helper class (see :mod:`.helpers`) that keeps host tensor constants.
@@ -216,7 +218,7 @@ def union(values: Sequence[Value]) -> Value:
     flat = [alternative for value in values for alternative in alternatives(value)]
     # Generators, helper instances, optimizers: one fact each, never mixed with one another (a
     # ``generator=None`` default or an unknown value may stand beside one).
-    if len({(v.generator, v.instance_of, v.optimizer is None) for v in flat if not _plain(v)}) > 1:
+    if len({(v.generator, v.distribution, v.instance_of, v.optimizer is None) for v in flat if not _plain(v)}) > 1:
         return UNKNOWN
     merged: list[Value] = []
     for alternative in flat:
@@ -251,6 +253,7 @@ def _plain(value: Value) -> bool:
     return (
         value.kind in (Kind.UNKNOWN, Kind.NEUTRAL, Kind.CONTAINER)
         and not value.generator
+        and not value.distribution
         and value.instance_of is None
         and value.optimizer is None
     )
@@ -259,7 +262,7 @@ def _plain(value: Value) -> bool:
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
-    if a.generator != b.generator or a.instance_of != b.instance_of:
+    if a.generator != b.generator or a.distribution != b.distribution or a.instance_of != b.instance_of:
         return union((a, b)) if _plain(a) or _plain(b) else UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
@@ -308,6 +311,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             compares=a.compares and b.compares,
             condition=a.condition if a.condition == b.condition else None,
             generator=a.generator,
+            distribution=a.distribution,
             optimizer=_join_optimizers(a.optimizer, b.optimizer),
             instance_of=a.instance_of,
             source=a.source if a.source == b.source else None,
@@ -395,6 +399,7 @@ def tensorish(value: Value) -> bool:
         and not value.batch
         and value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
         and not value.generator
+        and not value.distribution
         and value.optimizer is None
     )
 
@@ -428,7 +433,7 @@ def placement_condition(value: Value, *, module: bool) -> str | None:
         if value.kind is Kind.HOST and value.stateful and isinstance(value.origin, cst.Call):
             return NEVER
         return None
-    if value.module is True or value.batch or value.generator or value.optimizer is not None:
+    if value.module is True or value.batch or value.generator or value.distribution or value.optimizer is not None:
         return None
     if value.kind in (Kind.ACCEL, Kind.CONDITIONAL):
         return value.condition
