@@ -247,3 +247,28 @@ def test_a_module_keeping_only_plain_tensors_has_nothing_to_move() -> None:
     )
     assert not env["bank"].stateful
     assert env["wrapped"].kind is Kind.ACCEL
+
+
+def test_factories_in_functions_follow_an_accelerator_default_device() -> None:
+    analysis = analyse(
+        """
+        import numpy as np
+
+        at_import = torch.zeros(3)
+
+        def build(n):
+            made = torch.ones(n)
+            layer = nn.Linear(2, 2)
+            kept = torch.from_numpy(np.ones(n))
+            return made, layer, kept
+
+        def main():
+            torch.set_default_device("cuda")
+            return build(3)
+        """
+    )
+    build = next(f for f in analysis.final_env if getattr(f, "name", None) and f.name.value == "build")
+    env = analysis.final_env[build]
+    assert env["made"].kind is Kind.ACCEL and env["layer"].kind is Kind.ACCEL
+    assert env["kept"].kind is Kind.HOST  # from_numpy ignores the default device
+    assert analysis.final_env[analysis.ctx.module]["at_import"].kind is Kind.HOST  # before any setting runs

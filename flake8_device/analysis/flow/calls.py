@@ -397,7 +397,11 @@ class CallsMixin(InterpreterBase):
             device = patterns.keyword(node, "device")
             if device is not None:
                 return self._device_value(device.value, node, module=False) or UNKNOWN
-            return Value(Kind.HOST, module=False, origin=node, scalar=patterns.maybe_zero_dim_factory(node, qualified))
+            scalar = patterns.maybe_zero_dim_factory(node, qualified)
+            default = self._default_device_place(module=False)
+            if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
+                return replace(default, origin=node, scalar=scalar)
+            return Value(Kind.HOST, module=False, origin=node, scalar=scalar)
         if qualified in torch_api.LIKE_FACTORIES:
             device = patterns.keyword(node, "device")
             if device is not None:
@@ -527,7 +531,19 @@ class CallsMixin(InterpreterBase):
         if placed is not None:
             device = self._device_value(placed.value, node, module=True)
             return device if device is not None else Value(Kind.UNKNOWN, module=True)
+        default = self._default_device_place(module=True)
+        if default is not None:
+            return replace(default, stateful=stateful, origin=node, compares=compares)
         return Value(Kind.HOST, module=True, stateful=stateful, origin=node, compares=compares)
+
+    def _default_device_place(self, *, module: bool) -> Value | None:
+        """Where a factory without ``device=`` (or a module) allocates in code of a function of a file
+        that sets an accelerator default device (``torch.set_default_device(device)``): there. (The
+        file's script may run before the setting; a function runs after it is set up.)"""
+        setting = self.analysis.default_device_setting
+        if setting is None or self.function is None:
+            return None
+        return Value(Kind.ACCEL, device=setting.argument, module=module)
 
     # -- optimizers (DEV301) ---------------------------------------------------------------
 

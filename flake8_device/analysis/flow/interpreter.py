@@ -751,12 +751,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _iteration_value(self, node: cst.BaseExpression) -> Value:
         """What one step of iterating ``node`` gives: a host batch for a data loader."""
         value = self._value_of(node)
+        if self.analysis.default_device_setting is not None and value.kind is Kind.LOADER:
+            return UNKNOWN  # collated with factories that follow the default device
         if value.kind is Kind.LOADER:
             return Value(Kind.HOST, module=None, batch=True, origin=node)
         name = last_name(node)
         path = path_of(node)
         known = path is not None and path in self.state.env
         if name and LOADER_NAME.search(name) and not known and not self.uses_auto_placement:
+            if self.analysis.default_device_setting is not None:
+                return UNKNOWN
             return Value(Kind.HOST, module=None, batch=True, origin=node)
         return lift(value, _element)
 
