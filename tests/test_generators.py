@@ -102,3 +102,27 @@ def test_an_optional_generator_keeps_its_place() -> None:
     value = analysis.final_env[analysis.ctx.module]["generator"]
     assert value.kind is Kind.MAYBE
     assert any(a.generator and a.kind is Kind.HOST for a in value.alternatives)
+
+
+def test_default_device_set_when_a_dataset_module_is_imported() -> None:
+    module = """
+    import torch
+    import torch.utils.data as data
+
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")
+
+
+    class Clips(data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, index):
+            return index
+    """
+    assert lint(module, "DEV304") == [5]
+    # Set in a function (the caller decides when), on the CPU, or with no dataset here: not reported.
+    in_a_function = "def setup():\n        torch.set_default_device('cuda')"
+    setting = 'torch.set_default_tensor_type("torch.cuda.FloatTensor")'
+    assert lint(module.replace(setting, in_a_function), "DEV304") == []
+    assert lint(module.replace("torch.cuda.FloatTensor", "torch.FloatTensor"), "DEV304") == []
+    assert lint(module.replace("data.Dataset", "object"), "DEV304") == []

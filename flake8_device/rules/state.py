@@ -6,6 +6,7 @@ DEV304 reads where the file sets its default device (:mod:`flake8_device.analysi
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import libcst as cst
@@ -14,7 +15,7 @@ from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
-from flake8_device.analysis.symbols import dotted_name
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name, dotted_name
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
@@ -334,7 +335,9 @@ class DefaultDeviceWithCpuSampler(Rule):
     `torch.set_default_tensor_type(torch.cuda.FloatTensor)` does) at module
     level or in the same function, finds `DataLoader(..., shuffle=True)`,
     `RandomSampler(...)` and `random_split(...)` without a `generator=`, and
-    `DistributedSampler(...)` that shuffles.
+    `DistributedSampler(...)` that shuffles. A module that defines a dataset
+    and sets an accelerator default device when it is imported is reported
+    at the setting: the loaders over its datasets are built elsewhere.
 
     ## Why is this bad?
     These draw their permutation with `torch.randperm(n, generator=g)`, where
@@ -375,8 +378,16 @@ class DefaultDeviceWithCpuSampler(Rule):
     )
     fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(",)
+    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(|set_default_",)
     file_markers = (r"set_default_",)
+    import_message = (
+        "`{setting}` runs when this dataset module is imported: every factory then allocates on the "
+        "accelerator, including the `randperm` a shuffling `DataLoader` over `{dataset}` draws with a CPU generator"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.import_message if "dataset" in fields else cls.message).format(**fields)
 
     _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
     _SAMPLERS = frozenset(
@@ -392,6 +403,9 @@ class DefaultDeviceWithCpuSampler(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func)
         if qualified is None:
+            return
+        if qualified in torch_api.DEFAULT_DEVICE_SETTERS:
+            self._setting_in_a_dataset_module(node)
             return
         shuffle = patterns.keyword(node, "shuffle")
         if qualified in self._LOADERS:
@@ -414,6 +428,45 @@ class DefaultDeviceWithCpuSampler(Rule):
             return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=setting.line)
+
+    def _setting_in_a_dataset_module(self, node: cst.Call) -> None:
+        """An accelerator default set when a module defining datasets is imported (no loader in sight:
+        those are built by the code that imports it)."""
+        if self.ctx.scopes:
+            return  # in a function: when it runs, and what it runs with, is the caller's business
+        line = self.ctx.original_line(self.ctx.positions[node].start.line)
+        setting = next((s for s in self.ctx.default_devices if s.line == line and s.path == ()), None)
+        if setting is None or not setting.accelerator or setting.scoped:
+            return
+        datasets = _dataset_classes(self.ctx.tree, self.ctx.symbols)
+        text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
+        if not datasets or "DataLoader" in text or "Sampler" in text or "random_split" in text:
+            return  # the loaders in the file are reported themselves
+        self.report(node.func, fix=self.make_fix(), setting=setting.text, dataset=datasets[0], call="", line=line)
+
+
+def _dataset_classes(tree: ast.Module | None, symbols: Symbols) -> list[str]:
+    """The classes of the file that are datasets (``class Clips(data.Dataset)``)."""
+    if tree is None:
+        return []
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(
+            symbols.qualify_dotted(ast_dotted_name(base)) in _DATASET_BASES for base in node.bases
+        )
+    ]
+
+
+_DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.dataset.IterableDataset",
+    }
+)
 
 
 def _is_true(node: cst.BaseExpression) -> bool:
