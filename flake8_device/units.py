@@ -381,7 +381,9 @@ class UnitIndex:
         for name in fact.name_calls:
             found |= self._functions_named.get(name, set())
         instantiated = {c for name in fact.name_calls for c in self._classes_named.get(name, set())}
-        found |= {m for c in instantiated for m in self._members(c, ("__init__", "forward", "__call__"))}
+        for c in instantiated:
+            # Its construction and calls; at least one member, so that its bases are known.
+            found |= self._members(c, ("__init__", "forward", "__call__")) or set(sorted(self._members(c))[:1])
         # ``obj.m(...)``: the methods of that name in the file's classes (whichever ``obj`` is).
         for name in fact.calls - fact.name_calls:
             if not name.startswith("__"):  # ``super().__init__()``: its own class's, found below
@@ -400,8 +402,11 @@ class UnitIndex:
             return self._calling_by_name.get(name, set())
         if kind != "method" or parent < 0:
             return set()
-        if name == "__init__":  # made by ``Cls(...)``
-            return self._calling_by_name.get(self.units[parent].name or "", set())
+        made = self._calling_by_name.get(self.units[parent].name or "", set())  # ``Cls(...)``
+        if name == "__init__":
+            return made
+        if name in ("__call__", "forward"):  # the code that makes an instance usually calls it
+            return made | self._calling.get(name, set())
         return self._calling.get(name, set())  # ``self.m()``, ``obj.m()``
 
     def _members(self, header: int, names: Iterable[str] | None = None) -> set[int]:

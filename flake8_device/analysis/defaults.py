@@ -33,6 +33,8 @@ class DefaultDeviceSetting:
     scoped: bool = False
     # The functions (and classes) around it, by name: ``()`` at module level, ``("main",)``.
     path: tuple[str, ...] = ()
+    # The device as written (``device``, ``"cuda"``), for messages; None when not one argument.
+    argument: str | None = None
 
 
 def _is_accelerator(node: ast.expr | None, symbols: Symbols) -> bool | None:
@@ -60,7 +62,9 @@ def _is_accelerator(node: ast.expr | None, symbols: Symbols) -> bool | None:
     if qualified is not None and qualified.startswith("torch.") and qualified.endswith("Tensor"):
         return bool(_ACCELERATOR_TENSOR_TYPE.match(qualified))
     # A variable named like a device is the accelerator the code is written for (the same
-    # convention as ``.to(device)`` in the flow analysis).
+    # convention as ``.to(device)`` in the flow analysis); ``device.type`` is its kind.
+    if dotted.endswith(".type"):
+        dotted = dotted[: -len(".type")]
     return True if _DEVICE_NAME.search(dotted) else None
 
 
@@ -79,7 +83,8 @@ def default_device_settings(tree: ast.Module | None, symbols: Symbols) -> list[D
             if symbols.qualify_dotted(ast_dotted_name(node.func)) in torch_api.DEFAULT_DEVICE_SETTERS:
                 argument = node.args[0] if node.args else None
                 accelerator = _is_accelerator(argument, symbols)
-                found.append(DefaultDeviceSetting(node.lineno, _text(node), accelerator, path=path))
+                written = ast.unparse(argument) if argument is not None else None
+                found.append(DefaultDeviceSetting(node.lineno, _text(node), accelerator, path=path, argument=written))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 call = item.context_expr

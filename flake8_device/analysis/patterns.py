@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from flake8_device.analysis import torch_api
-from flake8_device.analysis.symbols import Symbols
+from flake8_device.analysis.symbols import Symbols, dotted_name
 
 
 def keyword(call: cst.Call, name: str) -> cst.Arg | None:
@@ -94,6 +94,20 @@ def maybe_zero_dim_factory(call: cst.Call, qualified: str) -> bool:
         if isinstance(shape, (cst.Tuple, cst.List)):
             return not shape.elements or any(_is_zero(e.value) for e in shape.elements)
         return _is_zero(shape)
+    return False
+
+
+def holds_nothing(call: cst.Call) -> bool:
+    """``torch.tensor([])``, ``torch.empty(0)``: an empty placeholder (a cache not filled yet), which
+    code tests (``x.numel() != 0``) or rebinds before it meets anything."""
+    first = positional(call, 0)
+    if first is None or keyword(call, "device") is not None:
+        return False
+    name = dotted_name(call.func) or ""
+    if name.endswith((".tensor", ".as_tensor", ".Tensor")):
+        return isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements
+    if name.endswith((".zeros", ".ones", ".empty")):
+        return _is_zero(first.value) and len(call.args) == 1
     return False
 
 

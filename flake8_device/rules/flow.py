@@ -117,6 +117,8 @@ class MixedDevices(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.Mix):
+            if from_numpy_under_default_device(self, event.host.value) is not None:
+                continue  # DEV209 reports it where the array becomes a tensor
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
@@ -132,6 +134,10 @@ class MixedDevices(Rule):
             )
 
 
+# A ``torch.distributions`` class built (its parameters decide where it samples).
+_DISTRIBUTION = r"distributions\.[A-Z]\w*\s*\(|\b(?:Uniform|Normal|Bernoulli|Beta|Gamma|Exponential|Laplace)\s*\("
+
+
 class TensorCreatedWithoutDevice(Rule):
     """Tensor created without `device=` in model code.
 
@@ -139,12 +145,14 @@ class TensorCreatedWithoutDevice(Rule):
     In a module's methods (or any function taking tensors), finds tensors made
     by a factory (`torch.arange`, `torch.zeros`, `torch.ones`, ...) without
     `device=` that are then combined with the inputs or the module's own
-    parameters, such as position ids or RNN hidden states.
+    parameters, such as position ids or RNN hidden states; and the samples of
+    a `torch.distributions` object built from Python numbers
+    (`Uniform(low=3.0, high=30.0)`, reported where it is built).
 
     ## Why is this bad?
-    The factory allocates on the CPU. The code works in CPU tests and fails as
-    soon as the model runs on an accelerator: `Expected all tensors to be on
-    the same device`.
+    The factory allocates on the CPU (a distribution built from numbers samples
+    there). The code works in CPU tests and fails as soon as the model runs on
+    an accelerator: `Expected all tensors to be on the same device`.
 
     ## Example
     ```python
@@ -192,16 +200,28 @@ class TensorCreatedWithoutDevice(Rule):
     uses_flow = True
     name = "tensor-created-without-device"
     message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}"
+    distribution_message = (
+        "`{factory}(...)` is built from Python numbers, so it samples on the CPU, and its samples meet "
+        "`{partner}` in {operation}"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.distribution_message if fields.get("distribution") else cls.message).format(**fields)
     fix_title = "Create it with `device={device}`"
     fix_safety = FixSafety.SAFE
-    markers = (marker.HOST_FACTORY_CALL,)
+    # A factory without `device=`, or the samples of a distribution (built elsewhere, from numbers).
+    markers = (marker.HOST_FACTORY_CALL + r"|\.r?sample\s*\(|" + _DISTRIBUTION,)
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
-        # Inputs exist only in functions; `__init__` runs before any move; outside a class a
-        # function must mention a device to have inputs at all (see flow.tensor_inputs).
-        if unit.kind in ("statements", "header") or unit.name == "__init__":
+        # Inputs exist only in functions; `__init__` runs before any move (but a distribution it
+        # builds is reported there, where its samples are used); outside a class a function must
+        # mention a device to have inputs at all (see flow.tensor_inputs).
+        if unit.kind in ("statements", "header"):
             return False
+        if unit.name == "__init__":
+            return unit.kind == "method" and any(contains(name) for name in ("istributions", "Uniform", "Normal"))
         return unit.kind != "function" or contains("device")
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -209,8 +229,25 @@ class TensorCreatedWithoutDevice(Rule):
             factory = event.host.value.origin
             if not isinstance(factory, cst.Call):
                 continue
-            qualified = self.ctx.symbols.qualify(factory.func)
+            qualified = self.ctx.symbols.qualify(factory.func) or ""
             device = patterns.keyword(factory, "device")
+            if qualified.startswith("torch.distributions."):
+                # Built from Python numbers, it samples on the CPU: its parameters need the device.
+                fix = Fix(
+                    title="Build its parameters as tensors on the inputs' device",
+                    safety=FixSafety.DISPLAY_ONLY,
+                    edits=(),
+                    reason="which device the samples belong on is known where they are used",
+                )
+                self.report(
+                    factory.func,
+                    fix=fix,
+                    factory=self.ctx.describe(factory.func),
+                    partner=self.ctx.describe(event.partner.expr),
+                    operation=event.operation,
+                    distribution=True,
+                )
+                continue
             if device is not None and _names_the_cpu(device.value):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
             if qualified in torch_api.TENSOR_FACTORIES:
@@ -850,3 +887,110 @@ def _is_cuda_device(node: cst.BaseExpression, rule: Rule) -> bool:
         first = patterns.positional(node, 0)
         return first is not None and _is_cuda_literal(first.value)
     return False
+
+
+def from_numpy_under_default_device(rule: Rule, value: Value) -> cst.Call | None:
+    """The ``torch.from_numpy(...)`` a host value came from, in a file that sets an accelerator
+    default device (which ``from_numpy`` ignores)."""
+    origin = value.origin
+    if not isinstance(origin, cst.Call) or rule.ctx.flow.default_device_setting is None:
+        return None
+    return origin if rule.ctx.symbols.qualify(origin.func) == "torch.from_numpy" else None
+
+
+class FromNumpyIgnoresDefaultDevice(Rule):
+    """`torch.from_numpy` in code that follows the default device.
+
+    ## What it does
+    In a file that sets an accelerator as the default device
+    (`torch.set_default_device(device)`), finds `torch.from_numpy(array)`
+    whose tensor meets tensors made by factories without `device=` (which
+    follow the default device), and reports it where the array becomes a
+    tensor.
+
+    ## Why is this bad?
+    `torch.from_numpy` always makes a CPU tensor sharing the array's memory,
+    whatever the default device, while `torch.ones`, `torch.linspace` and the
+    modules' parameters follow it. Code written to follow the default device
+    then fails with `Expected all tensors to be on the same device` as soon as
+    that device is a GPU.
+
+    ## Example
+    ```python
+    import numpy as np
+    import torch
+
+
+    def nodes(n):
+        x = torch.from_numpy(np.linspace(-1.0, 1.0, n))
+        return x * torch.ones(n, dtype=torch.float64)
+
+
+    def main(device):
+        torch.set_default_device(device)
+        return nodes(8)
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import torch
+
+
+    def nodes(n):
+        x = torch.as_tensor(np.linspace(-1.0, 1.0, n))
+        return x * torch.ones(n, dtype=torch.float64)
+
+
+    def main(device):
+        torch.set_default_device(device)
+        return nodes(8)
+    ```
+
+    ## Fix safety
+    Safe: `torch.as_tensor(array)` makes the same tensor as `torch.from_numpy`
+    (same dtype, and on the CPU the same shared memory), on the default device.
+    Where that device is an accelerator the data is copied there, which is the
+    point.
+    """
+
+    code = "DEV209"
+    name = "from-numpy-ignores-default-device"
+    message = (
+        "`{call}` makes a CPU tensor whatever the default device (`{setting}`, line {line}), and it meets "
+        "`{partner}`, which follows the default device, in {operation}"
+    )
+    fix_title = "Use `{replacement}`, which follows the default device"
+    fix_safety = FixSafety.SAFE
+    uses_flow = True
+    # The meeting may be anywhere the array's tensor goes: every unit of a file (a rare one) that sets
+    # a default device and calls `from_numpy`.
+    markers = (r"\(",)
+    file_markers = (r"set_default_device\s*\(", r"from_numpy\s*\(")
+
+    def visit_Module(self, node: cst.Module) -> None:
+        setting = self.ctx.flow.default_device_setting
+        if setting is None:
+            return
+        for event in self.ctx.flow.events_of(events.Mix):
+            call = from_numpy_under_default_device(self, event.host.value)
+            if call is None:
+                continue
+            as_tensor, imports = self.ctx.spelling("torch.as_tensor")
+            if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+                fix = self.make_fix(
+                    ReplaceNode(call, f"{as_tensor}(", call.args[0].value, ")"), *imports, replacement=as_tensor
+                )
+            else:
+                fix = self.make_fix(
+                    safety=FixSafety.DISPLAY_ONLY, reason="its arguments are not one array", replacement=as_tensor
+                )
+            self.report(
+                call.func,
+                fix=fix,
+                call=self.ctx.describe(call.func) + "(...)",
+                setting=setting.text,
+                line=setting.line,
+                partner=self.ctx.describe(event.accel.expr),
+                operation=event.operation,
+            )

@@ -25,20 +25,76 @@ COLLECTIVE_MARKER = rf"(?:{'|'.join(_COLLECTIVE_NAMES)})\s*\("
 
 
 def initialises_nccl(tree: ast.Module | None) -> bool:
-    """Does the file set up the NCCL backend (``init_process_group("nccl")``, ``backend="nccl"``)?"""
+    """Does the file set up the NCCL backend?
+
+    ``init_process_group("nccl")`` and ``backend="nccl"``; a backend read from a variable, an
+    argument parser's option or a parameter whose default names NCCL (``backend=args.dist_backend``
+    with ``--dist-backend`` defaulting to ``"nccl"``); ``init_process_group()`` with no backend in a
+    file that uses CUDA (since PyTorch 2.6 that sets up the accelerator's backend only: NCCL); and
+    Accelerate's ``Accelerator()``, which launches multi-GPU processes over NCCL."""
     if tree is None:
         return False
+    named: dict[str, list[ast.expr]] | None = None
+    uses_cuda = bare_init = False
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "cuda":
+            uses_cuda = True
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name == "Accelerator" and not any(k.arg == "cpu" for k in node.keywords):
+            return True
         values = [k.value for k in node.keywords if k.arg in ("backend", "process_group_backend", "dist_backend")]
         if name == "init_process_group" and node.args:
             values.append(node.args[0])
-        if any(isinstance(v, ast.Constant) and isinstance(v.value, str) and "nccl" in v.value for v in values):
-            return True
-    return False
+        elif name == "init_process_group" and not values and not any(k.arg is None for k in node.keywords):
+            bare_init = True
+        for value in values:
+            if _names_nccl(value):
+                return True
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                named = _string_bindings(tree) if named is None else named
+                key = value.id if isinstance(value, ast.Name) else value.attr
+                if any(_names_nccl(bound) for bound in named.get(key, ())):
+                    return True
+    return bare_init and uses_cuda
+
+
+def _names_nccl(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and "nccl" in node.value
+
+
+def _string_bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """What each name (or attribute name) may be bound to: assignments, parameter defaults and the
+    defaults of argument-parser options (``--dist-backend`` is ``args.dist_backend``)."""
+    found: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, (ast.Name, ast.Attribute)):
+                    key = target.id if isinstance(target, ast.Name) else target.attr
+                    found.setdefault(key, []).append(node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            positional = [*node.args.posonlyargs, *node.args.args]
+            pairs = list(zip(positional[len(positional) - len(node.args.defaults) :], node.args.defaults))
+            pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+            for argument, default in pairs:
+                found.setdefault(argument.arg, []).append(default)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            default = next((k.value for k in node.keywords if k.arg == "default"), None)
+            dest = next((k.value for k in node.keywords if k.arg == "dest"), None)
+            options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            if default is None:
+                continue
+            if isinstance(dest, ast.Constant) and isinstance(dest.value, str):
+                keys = [dest.value]
+            else:
+                longs = [o for o in options if o.startswith("--")] or options
+                keys = [longs[0].lstrip("-").replace("-", "_")] if longs else []
+            for key in keys:
+                found.setdefault(key, []).append(default)
+    return found
 
 
 def _factory_device_fix(rule: Rule, origin: cst.CSTNode | None, device: str | None, **fields: str) -> Fix:
@@ -218,15 +274,20 @@ class CollectiveOnHostTensor(Rule):
     """A `torch.distributed` collective on a CPU tensor with the NCCL backend.
 
     ## What it does
-    In a file that initialises the `nccl` backend, finds a collective
+    In a file that initialises the `nccl` backend (`init_process_group("nccl")`,
+    a backend option whose default is `"nccl"`, `init_process_group()` with no
+    backend in CUDA code, Accelerate's `Accelerator()`), finds a collective
     (`all_reduce`, `all_gather`, `broadcast`, `reduce`, `reduce_scatter`,
     `gather`, `scatter`, `all_to_all_single`, `send`/`recv`, ...) given a tensor
-    that lives on the CPU: made by a factory without `device=`, or moved there.
+    that lives on the CPU along some path: made by a factory without
+    `device=`, moved there, or a parameter of a model left on the CPU.
 
     ## Why is this bad?
     NCCL only communicates GPU tensors: the call fails with `No backend type
     associated with device type cpu` (or hangs, with older releases), often
-    only at the end of an epoch, when the metrics are reduced.
+    only at the end of an epoch, when the metrics are reduced. Since PyTorch
+    2.6, `init_process_group()` without a backend sets up the accelerator's
+    backend only, so CPU tensors fail there too.
 
     ## Example
     ```python
@@ -268,7 +329,8 @@ class CollectiveOnHostTensor(Rule):
     fix_title = "Create it on `{device}`"
     fix_safety = FixSafety.SAFE
     markers = (COLLECTIVE_MARKER,)
-    file_markers = (r"nccl",)
+    # The backend may be named elsewhere (an option's default) or not at all (see ``initialises_nccl``).
+    file_markers = (r"nccl|init_process_group\s*\(\s*\)|Accelerator\s*\(",)
 
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.flow.events_of(events.CollectiveOnHost)

@@ -796,3 +796,115 @@ class HardcodedCudaInScript(Rule):
             suggestion="choose CUDA, MPS or the CPU once (`device = ...`) and use `.to(device)`",
         )
         self.report(anchor, fix=fix, code=self.ctx.describe(node))
+
+
+# The dtype each legacy typed constructor makes (``torch.Tensor``: the default dtype).
+_LEGACY_DTYPES = {
+    "torch.FloatTensor": "torch.float32",
+    "torch.DoubleTensor": "torch.float64",
+    "torch.HalfTensor": "torch.float16",
+    "torch.BFloat16Tensor": "torch.bfloat16",
+    "torch.LongTensor": "torch.int64",
+    "torch.IntTensor": "torch.int32",
+    "torch.ShortTensor": "torch.int16",
+    "torch.CharTensor": "torch.int8",
+    "torch.ByteTensor": "torch.uint8",
+    "torch.BoolTensor": "torch.bool",
+    "torch.Tensor": "torch.get_default_dtype()",
+}
+
+
+class LegacyConstructorWithDevice(Rule):
+    """A legacy tensor constructor given a `device=` that may be an accelerator.
+
+    ## What it does
+    Finds the legacy typed constructors (`torch.LongTensor(...)`,
+    `torch.FloatTensor(...)`, `torch.Tensor(...)`, ...) called with a
+    `device=` argument that is not the CPU: a device variable, `x.device`, an
+    accelerator literal.
+
+    ## Why is this bad?
+    These constructors make CPU tensors only: given any other device they fail
+    with `legacy constructor expects device type: cpu but device type: cuda
+    was passed`. The code runs on a CPU-only machine and breaks as soon as
+    the device is a GPU.
+
+    ## Example
+    ```python
+    import torch
+
+
+    def edge_index(src, dst, device):
+        return torch.LongTensor([src, dst], device=device)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+
+    def edge_index(src, dst, device):
+        return torch.tensor([src, dst], dtype=torch.int64, device=device)
+    ```
+
+    ## Fix safety
+    Safe when the only positional argument is a list, tuple or comprehension
+    written in the call (the data): `torch.tensor(data, dtype=..., device=...)`
+    builds the same values with the constructor's dtype (`torch.Tensor`'s is
+    the default dtype). Sizes (`torch.FloatTensor(3, 4, device=d)`, which
+    makes uninitialised memory) become `torch.empty(3, 4, dtype=..., device=d)`,
+    also safe. Any other argument (a name: data or a size?) leaves the fix
+    shown but not applied.
+    """
+
+    code = "DEV408"
+    name = "legacy-constructor-with-device"
+    message = "`{call}` only makes CPU tensors, but is given `device={device}`, which may be an accelerator"
+    fix_title = "Use `{replacement}` with the same dtype"
+    fix_safety = FixSafety.SAFE
+    markers = (r"Tensor\s*\(", r"device\s*=")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = patterns.last_name(node.func) or ""
+        if not name.endswith("Tensor"):
+            return
+        qualified = self.ctx.symbols.qualify(node.func)
+        dtype = _LEGACY_DTYPES.get(qualified or "")
+        device = patterns.keyword(node, "device")
+        if dtype is None or device is None or self._cpu(device.value):
+            return
+        positional = [a for a in node.args if a.keyword is None]
+        keywords = [a for a in node.args if a.keyword is not None]
+        dtype_text, imports = self.ctx.spelling(dtype) if "(" not in dtype else self._default_dtype()
+        data = len(positional) == 1 and isinstance(positional[0].value, (cst.List, cst.Tuple, cst.ListComp))
+        sizes = bool(positional) and all(isinstance(a.value, cst.Integer) for a in positional)
+        simple = not any(a.star for a in node.args) and all(
+            a.keyword is not None and a.keyword.value == "device" for a in keywords
+        )
+        if simple and (data or sizes):
+            factory, factory_imports = self.ctx.spelling("torch.tensor" if data else "torch.empty")
+            parts: list[str | cst.CSTNode] = [f"{factory}("]
+            for index, argument in enumerate(positional):
+                parts += [", "] if index else []
+                parts.append(argument.value)
+            parts += [f", dtype={dtype_text}, device=", device.value, ")"]
+            replacement = f"{factory}(..., dtype={dtype_text}, device=...)"
+            fix = self.make_fix(ReplaceNode(node, *parts), *imports, *factory_imports, replacement=replacement)
+        else:
+            replacement = f"torch.tensor(..., dtype={dtype_text}, device=...)"
+            reason = "the arguments may be data or sizes (`torch.tensor` or `torch.empty`)"
+            fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, replacement=replacement)
+        call = self.ctx.describe(node.func) + "(...)"
+        self.report(node.func, fix=fix, call=call, device=self.ctx.describe(device.value))
+
+    def _default_dtype(self) -> tuple[str, tuple[InsertImport, ...]]:
+        torch, imports = self.ctx.spelling("torch")
+        return f"{torch}.get_default_dtype()", imports
+
+    def _cpu(self, node: cst.BaseExpression) -> bool:
+        """``device="cpu"``, ``torch.device("cpu")``, ``device=None`` (the default, the CPU)."""
+        if isinstance(node, cst.Name) and node.value == "None":
+            return True
+        if isinstance(node, cst.Call) and self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
+            node = node.args[0].value
+        return _device_literal(node) == "cpu"

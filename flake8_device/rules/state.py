@@ -6,14 +6,17 @@ DEV304 reads where the file sets its default device (:mod:`flake8_device.analysi
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import libcst as cst
 
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
-from flake8_device.analysis.symbols import dotted_name
-from flake8_device.model import FixSafety, ReplaceNode, SwapStatements
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name, dotted_name
+from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
 
@@ -32,7 +35,13 @@ class OptimizerStateBeforeMove(Rule):
     the CPU, followed by a move of that model to the accelerator: an optimizer
     that builds its state when it is constructed (`torch.optim.Adagrad`), or
     any optimizer whose state was loaded with `optimizer.load_state_dict(...)`
-    before `model.to(device)`.
+    (or by a checkpoint-restoring helper given the optimizer) before
+    `model.to(device)`. The optimizer may be built in another function or
+    method (a model's `configure_optimizers()`, a trainer's `__init__` given
+    `optimizer_fn=torch.optim.Adagrad`), and the move may happen in a helper
+    or a later method (`fit`). Also finds `load_state_dict` of a state mapped
+    to the CPU into an optimizer class that keeps tensors in its param groups,
+    which `load_state_dict` does not move.
 
     ## Why is this bad?
     `model.to(device)` moves the parameters but not the optimizer's state,
@@ -40,7 +49,9 @@ class OptimizerStateBeforeMove(Rule):
     moment. The first `optimizer.step()` fails with `Expected all tensors to be
     on the same device`. Optimizers that build their state lazily at the first
     `step()` (Adam, SGD, ...) are fine to construct before the move, until a
-    checkpoint is loaded into them.
+    checkpoint is loaded into them. `load_state_dict` casts the per-parameter
+    state to the parameters' device, but restores the param groups' own
+    entries as they were saved.
 
     ## Example
     ```python
@@ -71,7 +82,9 @@ class OptimizerStateBeforeMove(Rule):
     before and after an in-place move, so the optimizer holds the same
     parameters either way. When other statements lie between them, when the
     move reads what the optimizer line binds, or (in a notebook) when they
-    are in different cells, the fix is shown but not applied.
+    are in different cells, the fix is shown but not applied; a helper that
+    restores the state is not in sight, so swapping its call is unsafe. For
+    param-group tensors, the fix is shown but not applied.
     """
 
     code = "DEV301"
@@ -80,20 +93,51 @@ class OptimizerStateBeforeMove(Rule):
     fix_title = "Build or load the optimizer state after `{move}`"
     fix_safety = FixSafety.SAFE
     uses_flow = True
-    markers = (r"Adagrad|\.load_state_dict\s*\(",)
+    # An eager optimizer, a state loaded (directly or by a restore helper given the optimizer), or an
+    # optimizer made elsewhere (a factory, a trainer's attribute) and moved here.
+    markers = (r"Adagrad|load_state_dict|optim|[Rr]estore|[Rr]esume",)
     # The move may be in a helper (``set_device(model, dev)``) or a later function.
     file_markers = (marker.MOVE_CALL,)
 
+    group_message = (
+        "`{call}` restores {keys} of `{cls}`'s param groups on the CPU, where `map_location` put them: "
+        "`load_state_dict` moves only the per-parameter state to the parameters' device"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.group_message if "keys" in fields else cls.message).format(**fields)
+
     def visit_Module(self, node: cst.Module) -> None:
+        for group_event in self.ctx.flow.events_of(events.ParamGroupTensorsLoadedOnHost):
+            fix = Fix(
+                title="Move the param groups' tensors to the parameters' device after loading",
+                safety=FixSafety.DISPLAY_ONLY,
+                edits=(),
+                reason="where each tensor belongs is the optimizer's business",
+            )
+            self.report(
+                group_event.call.func,
+                fix=fix,
+                call=self.ctx.describe(group_event.call.func) + "(...)",
+                keys=", ".join(f"`{k}`" for k in group_event.keys),
+                cls=group_event.class_name,
+            )
         for event in self.ctx.flow.events_of(events.OptimizerStateBeforeMove):
             built_by = event.optimizer.built_by
             assert built_by is not None
-            loaded = patterns.method_name(built_by) == "load_state_dict"
+            loaded = event.optimizer.loaded
             move = self.ctx.describe(event.move_call)
             first, second = event.optimizer.line, event.move_line
             if event.adjacent and first is not None and second is not None:
                 owner = event.optimizer.owner.split(".")[0]
-                fix = self.make_fix(SwapStatements(first, second, frozenset({owner})), move=move)
+                swap = SwapStatements(first, second, frozenset({owner}))
+                if loaded and patterns.method_name(built_by) != "load_state_dict":
+                    # A helper restores the checkpoint: what else it does with the model is not in sight.
+                    reason = f"`{self.ctx.describe(built_by.func)}` is not in sight"
+                    fix = self.make_fix(swap, safety=FixSafety.UNSAFE, reason=reason, move=move)
+                else:
+                    fix = self.make_fix(swap, move=move)
             else:
                 reason = "other statements lie between them, and may depend on their order"
                 fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=move)
@@ -112,10 +156,13 @@ class LossOrMetricNotMoved(Rule):
 
     ## What it does
     Finds a loss with class weights (`nn.CrossEntropyLoss(weight=...)`,
-    `nn.BCEWithLogitsLoss(pos_weight=...)`) built from tensors on the CPU, or a
-    `torchmetrics` metric with tensor state (`Accuracy`, `F1Score`,
-    `MeanSquaredError`, `MeanMetric`, ...), that is never moved but is given
-    predictions on the accelerator.
+    `nn.BCEWithLogitsLoss(pos_weight=...)`) built from tensors on the CPU, a
+    loss module with parameters or buffers of its own (a class of the file
+    named `...Loss`, or a module held under a loss's name: `reg_loss =
+    Decorrelation()`), or a `torchmetrics` metric with tensor state
+    (`Accuracy`, `F1Score`, `MeanSquaredError`, `MeanMetric`, ...), that is
+    never moved but is given predictions on the accelerator (also from a dict
+    of criteria, or through the functions it is passed to).
 
     ## Why is this bad?
     The weights and the metric state are tensors inside the object, created on
@@ -165,14 +212,22 @@ class LossOrMetricNotMoved(Rule):
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
-    markers = (rf"weight\s*=|{_METRIC_CALL_MARKER}",)
+    # Weights, a metric, or a loss module (``MelLoss(...)``, ``reg_loss(...)``) built or called here.
+    markers = (rf"weight\s*=|{_METRIC_CALL_MARKER}|Loss\s*\(|_loss\s*\(",)
     file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.UnmovedLossOrMetric):
             construction = event.construction
             qualified = self.ctx.symbols.qualify(construction.func) or ""
-            what = "its metric state" if qualified.startswith("torchmetrics.") else "its weights"
+            if qualified.startswith("torchmetrics."):
+                what = "its metric state"
+            elif qualified.startswith("torch.") or any(
+                patterns.keyword(construction, k) is not None for k in ("weight", "pos_weight")
+            ):
+                what = "its weights"
+            else:
+                what = "its parameters and buffers"
             accel = event.argument.value
             # The device only: a loss's weights keep their dtype whatever the predictions were cast to.
             found = fixes.device_move(accel.origin)
@@ -203,6 +258,9 @@ class GeneratorOnWrongDevice(Rule):
     `torch.multinomial`/`torch.bernoulli` of one; and a generator made with
     `device=` on the accelerator given to something that draws on the CPU (a
     factory without `device=`, a `DataLoader`, `random_split`, a sampler).
+    Where the file sets an accelerator default device
+    (`torch.set_default_device`), samplers and factories without `device=`
+    draw there, so a CPU generator given to them is reported where it is made.
 
     ## Why is this bad?
     A generator only produces numbers on its own device: the call fails with
@@ -241,21 +299,21 @@ class GeneratorOnWrongDevice(Rule):
     fix_title = "Draw with a generator on the device the numbers go to"
     fix_safety = FixSafety.DISPLAY_ONLY
     uses_flow = True
-    # A generator, and something on the accelerator: the generator itself (`Generator(device=...)`)
-    # or what it draws.
-    markers = (
-        r"generator\s*=",
-        r"Generator\s*\(",
-        (marker.ACCELERATOR_SOURCE, r"Generator\s*\(\s*[^)\s]"),
-    )
+    # A generator handed on here; it may be made elsewhere (an attribute, a caller), and the device it
+    # meets may come from a caller or from the file's default device.
+    markers = (r"generator\s*=",)
+    file_markers = (r"Generator\s*\(",)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.GeneratorMismatch):
             generator_device = _where(event.generator.value)
             target = _where(event.target)
             fix = self.make_fix()
+            # Under a default device the generator is what to change: reported where it is made.
+            origin = event.generator.value.origin
+            made_here = event.by_default and isinstance(origin, cst.Call)
             self.report(
-                event.generator.expr,
+                origin if made_here and origin is not None else event.generator.expr,
                 fix=fix,
                 generator=self.ctx.describe(event.generator.expr),
                 generator_device=generator_device,
@@ -277,7 +335,9 @@ class DefaultDeviceWithCpuSampler(Rule):
     `torch.set_default_tensor_type(torch.cuda.FloatTensor)` does) at module
     level or in the same function, finds `DataLoader(..., shuffle=True)`,
     `RandomSampler(...)` and `random_split(...)` without a `generator=`, and
-    `DistributedSampler(...)` that shuffles.
+    `DistributedSampler(...)` that shuffles. A module that defines a dataset
+    and sets an accelerator default device when it is imported is reported
+    at the setting: the loaders over its datasets are built elsewhere.
 
     ## Why is this bad?
     These draw their permutation with `torch.randperm(n, generator=g)`, where
@@ -318,8 +378,16 @@ class DefaultDeviceWithCpuSampler(Rule):
     )
     fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(",)
+    markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(|set_default_",)
     file_markers = (r"set_default_",)
+    import_message = (
+        "`{setting}` runs when this dataset module is imported: every factory then allocates on the "
+        "accelerator, including the `randperm` a shuffling `DataLoader` over `{dataset}` draws with a CPU generator"
+    )
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str:
+        return (cls.import_message if "dataset" in fields else cls.message).format(**fields)
 
     _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
     _SAMPLERS = frozenset(
@@ -335,6 +403,9 @@ class DefaultDeviceWithCpuSampler(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func)
         if qualified is None:
+            return
+        if qualified in torch_api.DEFAULT_DEVICE_SETTERS:
+            self._setting_in_a_dataset_module(node)
             return
         shuffle = patterns.keyword(node, "shuffle")
         if qualified in self._LOADERS:
@@ -357,6 +428,45 @@ class DefaultDeviceWithCpuSampler(Rule):
             return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=setting.line)
+
+    def _setting_in_a_dataset_module(self, node: cst.Call) -> None:
+        """An accelerator default set when a module defining datasets is imported (no loader in sight:
+        those are built by the code that imports it)."""
+        if self.ctx.scopes:
+            return  # in a function: when it runs, and what it runs with, is the caller's business
+        line = self.ctx.original_line(self.ctx.positions[node].start.line)
+        setting = next((s for s in self.ctx.default_devices if s.line == line and s.path == ()), None)
+        if setting is None or not setting.accelerator or setting.scoped:
+            return
+        datasets = _dataset_classes(self.ctx.tree, self.ctx.symbols)
+        text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
+        if not datasets or "DataLoader" in text or "Sampler" in text or "random_split" in text:
+            return  # the loaders in the file are reported themselves
+        self.report(node.func, fix=self.make_fix(), setting=setting.text, dataset=datasets[0], call="", line=line)
+
+
+def _dataset_classes(tree: ast.Module | None, symbols: Symbols) -> list[str]:
+    """The classes of the file that are datasets (``class Clips(data.Dataset)``)."""
+    if tree is None:
+        return []
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(
+            symbols.qualify_dotted(ast_dotted_name(base)) in _DATASET_BASES for base in node.bases
+        )
+    ]
+
+
+_DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.dataset.IterableDataset",
+    }
+)
 
 
 def _is_true(node: cst.BaseExpression) -> bool:

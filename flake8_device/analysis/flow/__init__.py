@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
@@ -42,10 +43,14 @@ from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks
 from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, union
 from flake8_device.analysis.helpers import HelperClasses
+from flake8_device.analysis.symbols import dotted_name
 from flake8_device.walk import children
 
 if TYPE_CHECKING:
+    from flake8_device.analysis.defaults import DefaultDeviceSetting
     from flake8_device.context import FileContext
+
+_OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
 
 __all__ = [
     "ALWAYS",
@@ -69,12 +74,18 @@ class FlowAnalysis:
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
         self.final_env: dict[cst.CSTNode, dict[str, Value]] = {}
         self._seen: set[tuple[type, int]] = set()
+        # The scope each event was emitted in (see ``retract``).
+        self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
         self.program = Program(ctx.module)
         self._summaries: dict[tuple[cst.FunctionDef, bool, object], Summary | None] = {}
         self._summarizing: list[cst.FunctionDef] = []
         self._attribute_states: dict[str, dict[str, Value]] = {}
         # What the calls in the file pass each function: parameter -> values.
         self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
+        self._outside_names: dict[cst.FunctionDef | None, frozenset[str]] = {}
+        self._optimizer_classes: dict[str, bool] = {}
+        # A function defined in another function: that function (whose names it reads as a closure).
+        self.enclosing: dict[cst.FunctionDef, cst.FunctionDef] = {}
         self._run()
 
     def events_of(self, kind: type[E]) -> list[E]:
@@ -90,11 +101,72 @@ class FlowAnalysis:
         a factory without ``device=`` allocates on the CPU."""
         return not any(s.accelerator is not False for s in self.ctx.default_devices)
 
-    def add(self, event: Event, key_node: cst.CSTNode) -> None:
+    @cached_property
+    def default_device_setting(self) -> DefaultDeviceSetting | None:
+        """The file's ``torch.set_default_device`` of an accelerator (not a ``with`` block): the
+        setting is global, and samplers draw when their loader is iterated, after any setup."""
+        return next((s for s in self.ctx.default_devices if s.accelerator is True and not s.scoped), None)
+
+    def optimizer_class(self, name: str) -> bool:
+        """A class of this file that is an optimizer (``class Prodigy(torch.optim.Optimizer)``)."""
+        found = self._optimizer_classes.get(name)
+        if found is None:
+            found = any(
+                (q := self.ctx.symbols.qualify_dotted(base)) is not None
+                and (q in _OPTIMIZER_BASES or torch_api.is_optimizer_class(q))
+                for entry in self.program.lineage(name)
+                for base in entry.bases
+            )
+            self._optimizer_classes[name] = found
+        return found
+
+    def param_group_tensors(self, name: str) -> tuple[str, ...]:
+        """The keys under which an optimizer class of this file keeps tensors in its param groups
+        (``group["d_numerator"] = torch.tensor(...)``): ``load_state_dict`` restores them as saved."""
+        if not self.optimizer_class(name):
+            return ()
+        keys: list[str] = []
+        moved: set[str] = set()  # keys the class itself moves where the parameters are
+        for entry in self.program.lineage(name):
+            for method in entry.methods.values():
+                for node in self.ctx.scope_nodes(method):
+                    if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+                        continue
+                    made = self.ctx.symbols.qualify(node.value.func) in torch_api.TENSOR_FACTORIES
+                    moves = patterns.method_name(node.value) in ("to", "cuda")
+                    if not (made or moves):
+                        continue
+                    for target in node.targets:
+                        item = target.target
+                        if (
+                            isinstance(item, cst.Subscript)
+                            and isinstance(item.value, cst.Name)
+                            and "group" in item.value.value
+                            and len(item.slice) == 1
+                            and isinstance(item.slice[0].slice, cst.Index)
+                        ):
+                            key = patterns.string_value(item.slice[0].slice.value)
+                            if key is not None and moves:
+                                moved.add(key)
+                            elif key is not None and key not in keys:
+                                keys.append(key)
+        return tuple(k for k in keys if k not in moved)
+
+    def add(self, event: Event, key_node: cst.CSTNode, function: cst.FunctionDef | None = None) -> None:
         key = (type(event), id(key_node))
         if key not in self._seen:
             self._seen.add(key)
             self.events.append(event)
+            self._emitted_in[key] = function
+
+    def retract(self, kind: type, key_node: cst.CSTNode, function: cst.FunctionDef | None) -> None:
+        """Withdraw an event this scope emitted that a later statement of it shows was no bug."""
+        key = (kind, id(key_node))
+        if key in self._seen and self._emitted_in.get(key, False) is function:
+            found = [e for e in self.events if isinstance(e, kind) and getattr(e, "optimizer", None) is not None]
+            for event in found:
+                if event.optimizer.built_by is key_node:  # type: ignore[attr-defined]
+                    self.events.remove(event)
 
     # -- the file's own functions --------------------------------------------------------------
     def summary(
@@ -152,6 +224,34 @@ class FlowAnalysis:
         self._attribute_states[class_name] = state
         return state
 
+    def names_from_outside(self, function: cst.FunctionDef | None) -> frozenset[str]:
+        """The plain names of a scope (a function, or the module for None) that may be bound by what
+        the interpreter does not follow: parameters, imports, ``global``/``nonlocal`` names."""
+        found = self._outside_names.get(function)
+        if found is not None:
+            return found
+        names = set(self.ctx.symbols.imports)
+        if function is not None:
+            params = function.params
+            names.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+            stars = (params.star_arg, params.star_kwarg)
+            names.update(star.name.value for star in stars if isinstance(star, cst.Param))
+            stack: list[cst.CSTNode] = [function.body]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.Global, cst.Nonlocal)):
+                    names.update(item.name.value for item in node.names)
+                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                    for alias in node.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        names.add((dotted_name(bound) or "").split(".")[0])
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                stack.extend(children(node))
+        found = frozenset(names)
+        self._outside_names[function] = found
+        return found
+
     def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None:
         if record:
             context = self.contexts.setdefault(function, {})
@@ -164,9 +264,12 @@ class FlowAnalysis:
         # what they are given.
         module = self.ctx.module
         self.final_env[module] = Interpreter(self, None, None).run(module.body)
-        functions = self.ctx.functions
-        text_of = functions.text if functions is not None else (lambda path: None)
-        for function, owner, path in _callers_first(list(_functions(module.body, None, ())), text_of):
+        functions = list(_functions(module.body, None, ()))
+        for function, _, _ in functions:
+            for inner in _nested_functions(function):
+                self.enclosing[inner] = function
+        text_of = self.ctx.functions.text if self.ctx.functions is not None else (lambda path: None)
+        for function, owner, path in _callers_first(functions, self.program, text_of):
             self.final_env[function] = Interpreter(self, function, owner, path).run_function()
 
 
@@ -192,18 +295,39 @@ def _functions(
                 yield from _functions(block, owner, path)
 
 
+def _nested_functions(function: cst.FunctionDef) -> Iterator[cst.FunctionDef]:
+    """The functions defined directly in ``function``'s body (in its blocks too)."""
+    todo: list[Sequence[cst.BaseStatement]] = [block_of(function.body)]
+    while todo:
+        for statement in todo.pop():
+            if isinstance(statement, cst.FunctionDef):
+                yield statement
+            elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Match)):
+                todo.extend(compound_blocks(statement))
+
+
 def _callers_first(
     functions: list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]],
+    program: Program,
     text_of: Callable[[tuple[str, ...]], str | None],
 ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None, tuple[str, ...]]]:
     """The functions, each after the functions of the file that call it (file order otherwise)."""
     by_name: dict[str, list[cst.FunctionDef]] = {}
-    for function, owner, _ in functions:
+    for function, _, _ in functions:
         by_name.setdefault(function.name.value, []).append(function)
-        if owner is not None and function.name.value == "__init__":
-            by_name.setdefault(owner.name.value, []).append(function)  # ``Model(...)`` runs its __init__
+    for name in program.classes:
+        # ``Model(...)`` runs its __init__ (its own or a base's), and the code that makes an instance
+        # usually calls it (a module's forward then also starts from what its callers pass).
+        for method in ("__init__", "__call__", "forward"):
+            found = program.method(name, method)
+            if found is not None:
+                by_name.setdefault(name, []).append(found)
     callers: dict[cst.FunctionDef, set[cst.FunctionDef]] = {f: set() for f, _, _ in functions}
-    for function, _, path in functions:
+    inits = {owner: f for f, owner, _ in functions if owner is not None and f.name.value == "__init__"}
+    for function, owner, path in functions:
+        init = inits.get(owner) if owner is not None else None
+        if init is not None and init is not function:
+            callers[function].add(init)  # an instance is made before its other methods run
         # By name: ``f()``, ``self.f()``, ``Cls.f()``, ``obj.f()`` (an order only, so any ``f`` will do).
         text = text_of(path)
         names = set(_CALLED.findall(text)) if text is not None else _called_names(function)

@@ -6,7 +6,7 @@ base declares what they read of each other, so that each module stays readable o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -47,6 +47,12 @@ class InterpreterBase:
     report: bool
     # Summarising the function for its callers (see :mod:`.summaries`): no events are recorded.
     summary_mode: bool
+    # Parameters moved in place, and whether an optimizer's state is reloaded after such a move.
+    moved_in_place: dict[str, Value]
+    reloads_optimizers: bool
+    # Summary mode: the function's parameters, and those it moves to a device itself.
+    parameters: set[str]
+    moves_itself: set[str]
 
     if TYPE_CHECKING:
 
@@ -55,6 +61,10 @@ class InterpreterBase:
         def _eval(self, node: cst.BaseExpression) -> Value: ...
 
         def _value_of(self, node: cst.BaseExpression) -> Value: ...
+
+        def _known_not_empty(self, operand: Operand) -> bool: ...
+
+        def _given(self, value: Value, partner: cst.BaseExpression) -> bool: ...
 
         def _attribute(self, node: cst.Attribute) -> Value: ...
 
@@ -106,6 +116,28 @@ class InterpreterBase:
         def _moved(self, path: str) -> None: ...
 
         def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None: ...
+
+        def _settle_optimizers(self, value: Value, rebase: Callable[[str], str | None]) -> Value: ...
+
+        def _parameters_owner(self, node: cst.BaseExpression) -> str | None: ...
+
+        def _optimizer_state_loaded(self, node: cst.Call, base: cst.BaseExpression, receiver: Value) -> None: ...
+
+        def _random_target(
+            self, node: cst.Call, qualified: str, arguments: list[Operand]
+        ) -> tuple[Value, str, bool] | None: ...
+
+        def _check_generator(
+            self,
+            node: cst.Call,
+            arguments: list[Operand],
+            target: Value,
+            target_text: str,
+            *,
+            by_default: bool = False,
+        ) -> None: ...
+
+        def _attribute_of(self, base: Value, attr: str) -> Value: ...
 
         def _attach_call(
             self, owner_expr: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, method: str = ""

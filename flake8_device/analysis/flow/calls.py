@@ -12,16 +12,23 @@ from flake8_device.analysis.flow.events import HostMeetsInput, InputNotMoved, Nu
 from flake8_device.analysis.flow.knowledge import (
     ATTACH_METHODS,
     CROSS_DEVICE_METHODS,
+    DEVICE_NAME,
     LIST_ATTACH_METHODS,
+    LOSS_FACTORY_NAME,
+    LOSS_MODULE_NAME,
     LOSS_NAME,
     METRIC_NAME,
     MODULE_FACTORIES,
+    OPTIMIZER_CLASS_PREFIX,
+    OPTIMIZER_NAME,
+    RESTORE_NAME,
     PLACEMENT_KEYWORDS,
     TRANSFORM_MODULES,
 )
 from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
+    alternatives,
     UNKNOWN,
     Kind,
     OptimizerState,
@@ -30,15 +37,21 @@ from flake8_device.analysis.flow.values import (
     common_device,
     container_of,
     element_values,
+    item_at,
     leaves,
     lift,
     tensorish,
+    union,
 )
 from flake8_device.analysis.symbols import dotted_name
 
 
-def _container_method(container: Value, method: str) -> Value:
+def _container_method(container: Value, method: str, node: cst.Call | None = None) -> Value:
     """``d.items()``, ``d.values()``, ``d.get(k)``, ``xs.pop()``, ``xs.copy()`` of a container built here."""
+    if method in ("get", "pop", "setdefault", "__getitem__") and node is not None and node.args:
+        held = item_at(container, patterns.string_value(node.args[0].value))
+        if held is not None:
+            return held
     element = element_values(container)
     if method == "items":
         return container_of("list", [container_of("tuple", [NEUTRAL, element])])
@@ -59,6 +72,7 @@ def _unmoved_input(value: Value) -> bool:
         and not value.scalar
         and value.module is not True
         and not value.generator
+        and not value.distribution
         and value.optimizer is None
     )
 
@@ -91,6 +105,16 @@ class CallsMixin(InterpreterBase):
             if known is not None:
                 return known
         if isinstance(func, cst.Name):
+            if name == "getattr" and len(arguments) == 3 and not any(a.keyword or a.star for a in node.args):
+                # ``getattr(obj, "name", default)``: the attribute, or the default where it is missing.
+                attribute = patterns.string_value(node.args[1].value)
+                held = self._attribute_of(arguments[0].value, attribute) if attribute is not None else UNKNOWN
+                return union([held, arguments[2].value])
+            if name in self.analysis.program.classes and patterns.keyword(node, "generator") is not None:
+                self._check_sampler_subclass(node, name, arguments)
+            if name in self.analysis.program.classes and self.analysis.optimizer_class(name):
+                built = self._new_optimizer(node, name, arguments)  # an optimizer class of this file
+                return replace(built, class_name=name) if built.optimizer is not None else built
             if name == "setattr" and len(node.args) >= 3:
                 self._attach_call(node.args[0].value, node.args[2].value, arguments[2].value)
                 return NEUTRAL
@@ -98,24 +122,43 @@ class CallsMixin(InterpreterBase):
                 return self._instantiate(node, name, arguments, module=True)
             if name in self.analysis.program.classes and self.analysis.helpers.get(name) is None:
                 return self._instantiate(node, name, arguments, module=False)
+        if LOSS_FACTORY_NAME.search(name) and not (qualified or "").startswith("torch."):
+            # ``get_loss(name, weight=class_weights)``: a loss built (elsewhere) with these weights,
+            # on the device it is given, or where the weights are.
+            weights = [w for w in (argument_at(node, arguments, None, k) for k in ("weight", "pos_weight")) if w]
+            if weights and not self._names_a_device(node):
+                return self._weighted_loss(node, weights)
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
+            restores = RESTORE_NAME.search(name) and not (qualified or "").startswith("torch.")
+            if argument.value.optimizer is not None and restores and not self._names_a_device(node):
+                # ``restore_checkpoint(path, model, optimizer)``: loads the optimizer's state (where
+                # the parameters are, unless it is given a device to put it on).
+                self._optimizer_state_loaded(node, argument.expr, argument.value)
         return self._call_value(node, callee, arguments, name)
 
     def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
-        """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
+        """Calling a value: a model, a loss, a metric, a transform, an optimizer class passed on, or
+        something unknown."""
         if path_of(node.func) is not None:
             self._use(node.func)
         if callee.kind is Kind.MAYBE:
             return lift(callee, lambda alternative: self._call_value(node, alternative, arguments, name))
+        if callee.constant is not None and callee.constant.startswith(OPTIMIZER_CLASS_PREFIX):
+            return self._new_optimizer(node, callee.constant[len(OPTIMIZER_CLASS_PREFIX) :], arguments)
         if callee.instance_of is not None:
             self._check_helper(node, callee, "__call__", arguments)
             return UNKNOWN
         tensors = [a for a in arguments if carries_tensor(a.value)]
-        if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name):
-            self._check_unmoved_state(node, callee, tensors)
+        # A module held under a loss's name (``reg_loss = Regularizer()``) is a loss too.
+        named_loss = callee.module is True and bool(LOSS_MODULE_NAME.search(name))
+        if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name) or named_loss:
+            self._check_unmoved_state(node, replace(callee, compares=True) if named_loss else callee, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
+            if callee.class_name:
+                # A loss class of this file runs its own forward with these arguments.
+                self._call_method(node, node.func, callee, "forward", arguments)
             return common_device(tensors)
         returned = self._call_method(node, node.func, callee, "forward" if callee.module else "__call__", arguments)
         if callee.module is True:
@@ -156,7 +199,8 @@ class CallsMixin(InterpreterBase):
         if callee.kind is Kind.INPUT and callee.module is True:
             for argument in tensors:
                 host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
-                if host is not None and not host.scalar and id(argument.expr) not in accepts:
+                given = host is not None and self._given(host, node.func)
+                if host is not None and not host.scalar and id(argument.expr) not in accepts and not given:
                     self._emit(
                         HostMeetsInput(
                             Operand(argument.expr, host),
@@ -177,7 +221,18 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
+            if method != "cpu" and self.summary_mode:
+                # ``batch["features"].to(device)``: the function places what it is given itself.
+                root = base
+                while isinstance(root, (cst.Subscript, cst.Attribute)):
+                    root = root.value
+                if isinstance(root, cst.Name) and root.value in self.parameters and root is not base:
+                    self.moves_itself.add(root.value)
             return moved if moved is not None else UNKNOWN
+        if method == "load_state_dict" and self.moved_in_place and receiver.optimizer is None:
+            # ``controller.optimizer.load_state_dict(...)`` after this function moved a model it was given.
+            if OPTIMIZER_NAME.search(last_name(base) or ""):
+                self.reloads_optimizers = True
         if method in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
         if method in ATTACH_METHODS and len(node.args) >= 2:
@@ -208,7 +263,7 @@ class CallsMixin(InterpreterBase):
         if returned is not None:
             return returned.value
         if receiver.kind is Kind.CONTAINER:
-            return _container_method(receiver, method)
+            return _container_method(receiver, method, node)
         if method == "numpy":
             accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
             if accel is not None:
@@ -220,6 +275,11 @@ class CallsMixin(InterpreterBase):
         if receiver.generator:
             # ``torch.Generator(device=d).manual_seed(0)`` is the same generator.
             return receiver if method in ("manual_seed", "set_state") else NEUTRAL
+        if receiver.distribution:
+            if method in ("sample", "rsample", "sample_n"):
+                # Its samples are where its parameters are (reported where it was built).
+                return replace(receiver, distribution=False, module=False, grad=method == "rsample")
+            return UNKNOWN
         if receiver.optimizer is not None:
             if method == "load_state_dict":
                 self._optimizer_state_loaded(node, base, receiver)
@@ -275,6 +335,16 @@ class CallsMixin(InterpreterBase):
             return replace(receiver, origin=node)  # ``x.float()`` stays where ``x`` is
         if receiver.kind is Kind.HOST and receiver.batch:
             return UNKNOWN
+        if (
+            receiver.module is True
+            and receiver.stateful
+            and method in ("parameters", "buffers", "named_parameters", "named_buffers")
+            and receiver.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+        ):
+            # A module's parameters and buffers are where the module is.
+            tensor = Value(receiver.kind, device=receiver.device, move=receiver.move, module=False, origin=node)
+            element = container_of("tuple", [NEUTRAL, tensor]) if method.startswith("named_") else tensor
+            return container_of("list", [element])
         if receiver.module is True and method in (
             "eval",
             "train",
@@ -297,16 +367,41 @@ class CallsMixin(InterpreterBase):
             return self._call_value(node, callee, arguments, method)
         return UNKNOWN
 
+    @staticmethod
+    def _names_a_device(node: cst.Call) -> bool:
+        """An argument named like a device (``restore(path, model, opt, device)``, ``map_location=dev``)."""
+        return any(
+            (a.keyword is not None and a.keyword.value in ("device", "map_location"))
+            or bool(DEVICE_NAME.search(dotted_name(a.value) or ""))
+            for a in node.args
+        )
+
+    def _check_sampler_subclass(self, node: cst.Call, name: str, arguments: list[Operand]) -> None:
+        """``SeedableRandomSampler(..., generator=g)``: a subclass of this file's of a sampler draws
+        like it."""
+        for entry in self.analysis.program.lineage(name):
+            for base in entry.bases:
+                qualified = self.symbols.qualify_dotted(base)
+                if qualified in torch_api.HOST_GENERATOR_CONSUMERS:
+                    target = self._random_target(node, qualified, arguments)
+                    if target is not None:
+                        self._check_generator(node, arguments, target[0], target[1], by_default=target[2])
+                    return
+
     def _torch_call(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value | None:
         if patterns.keyword(node, "generator") is not None:
             target = self._random_target(node, qualified, arguments)
             if target is not None:
-                self._check_generator(node, arguments, *target)
+                self._check_generator(node, arguments, target[0], target[1], by_default=target[2])
         if qualified in torch_api.TENSOR_FACTORIES:
             device = patterns.keyword(node, "device")
             if device is not None:
                 return self._device_value(device.value, node, module=False) or UNKNOWN
-            return Value(Kind.HOST, module=False, origin=node, scalar=patterns.maybe_zero_dim_factory(node, qualified))
+            scalar = patterns.maybe_zero_dim_factory(node, qualified)
+            default = self._default_device_place(module=False)
+            if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
+                return replace(default, origin=node, scalar=scalar)
+            return Value(Kind.HOST, module=False, origin=node, scalar=scalar)
         if qualified in torch_api.LIKE_FACTORIES:
             device = patterns.keyword(node, "device")
             if device is not None:
@@ -329,7 +424,12 @@ class CallsMixin(InterpreterBase):
         if qualified == "torch.utils.data.DataLoader" or qualified.endswith(".DataLoader"):
             return Value(Kind.LOADER, module=False)
         if qualified in ("torch.device",):
-            return NEUTRAL
+            # ``torch.device("cpu")`` bound to a name reads like the string itself (``x.to(device)``).
+            first = patterns.positional(node, 0)
+            literal = patterns.string_value(first.value) if first is not None and len(node.args) == 1 else None
+            return replace(NEUTRAL, constant=literal) if literal is not None else NEUTRAL
+        if qualified.startswith("torch.distributions.") and qualified.rsplit(".", 1)[-1][:1].isupper():
+            return self._new_distribution(node, arguments)
         if qualified.startswith(TRANSFORM_MODULES) and qualified.rsplit(".", 1)[-1][:1].isupper():
             return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
         if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
@@ -366,6 +466,8 @@ class CallsMixin(InterpreterBase):
                 for e in a.value.elements
             ]
             tensors += [o for o in listed if carries_tensor(o.value)]
+            # An empty placeholder a test said was filled elsewhere is not what meets here.
+            tensors = [t for t in tensors if not (t.value.kind is Kind.HOST and self._known_not_empty(t))]
             index_spec = torch_api.INDEX_FUNCTIONS.get(qualified)
             if index_spec is not None:
                 indexed = argument_at(node, arguments, index_spec[0], "input")
@@ -381,6 +483,47 @@ class CallsMixin(InterpreterBase):
             return common_device(tensors)
         return None
 
+    def _new_distribution(self, node: cst.Call, arguments: list[Operand]) -> Value:
+        """``torch.distributions.Uniform(low, high)`` samples where its parameters are: built from
+        Python numbers, on the default device (the CPU unless the file sets another)."""
+        sources = [leaf.source for a in arguments for leaf in leaves(a.value) if leaf.source]
+        if self.summary_mode and sources:
+            # Numbers or tensors, as the callers pass them: settled where the summary is applied.
+            return Value(Kind.UNKNOWN, module=None, origin=node, distribution=True, source=sources[0])
+        tensors = [a for a in arguments if carries_tensor(a.value)]
+        # Numbers along the paths the file's calls take (a parameter's value may be unknown beside
+        # them), or parameters whose default is a number.
+        numbers = all(
+            all(v.kind in (Kind.NEUTRAL, Kind.UNKNOWN) for v in alternatives(a.value))
+            and (any(v.kind is Kind.NEUTRAL for v in alternatives(a.value)) or self._number_default(a.expr))
+            for a in arguments
+        )
+        if tensors:
+            place = common_device(tensors)
+        elif numbers and arguments and self.analysis.default_device_is_cpu:
+            place = Value(Kind.HOST)
+        else:
+            return UNKNOWN
+        return lift(
+            place,
+            lambda v: replace(v, module=None, origin=node, distribution=True, scalar=False)
+            if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+            else UNKNOWN,
+        )
+
+    def _number_default(self, node: cst.BaseExpression) -> bool:
+        """``low`` in ``def __init__(self, low=3.0)``: a parameter whose default is a number."""
+        if not isinstance(node, cst.Name) or self.function is None:
+            return False
+        params = self.function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == node.value:
+                default = param.default
+                if isinstance(default, cst.UnaryOperation):
+                    default = default.expression
+                return isinstance(default, (cst.Integer, cst.Float))
+        return False
+
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
         placed = next(
             (patterns.keyword(node, k) for k in PLACEMENT_KEYWORDS if patterns.keyword(node, k) is not None), None
@@ -388,7 +531,19 @@ class CallsMixin(InterpreterBase):
         if placed is not None:
             device = self._device_value(placed.value, node, module=True)
             return device if device is not None else Value(Kind.UNKNOWN, module=True)
+        default = self._default_device_place(module=True)
+        if default is not None:
+            return replace(default, stateful=stateful, origin=node, compares=compares)
         return Value(Kind.HOST, module=True, stateful=stateful, origin=node, compares=compares)
+
+    def _default_device_place(self, *, module: bool) -> Value | None:
+        """Where a factory without ``device=`` (or a module) allocates in code of a function of a file
+        that sets an accelerator default device (``torch.set_default_device(device)``): there. (The
+        file's script may run before the setting; a function runs after it is set up.)"""
+        setting = self.analysis.default_device_setting
+        if setting is None or self.function is None:
+            return None
+        return Value(Kind.ACCEL, device=setting.argument, module=module)
 
     # -- optimizers (DEV301) ---------------------------------------------------------------
 
@@ -397,16 +552,28 @@ class CallsMixin(InterpreterBase):
         owner = self._parameters_owner(params.expr) if params is not None else None
         if owner is None:
             return UNKNOWN
-        built_by = node if qualified in torch_api.EAGER_STATE_OPTIMIZERS and self._owner_on_host(owner) else None
+        eager = qualified in torch_api.EAGER_STATE_OPTIMIZERS
+        built_by = node if eager and self._owner_on_host(owner) else None
+        pending = node if eager and built_by is None and self.summary_mode else None
+        state = OptimizerState(owner, built_by, self.statement, pending)
         # Kind HOST with an `optimizer`: never a tensor (see `_tensorish`), never a module.
-        return Value(Kind.HOST, module=None, origin=node, optimizer=OptimizerState(owner, built_by, self.statement))
+        return Value(Kind.HOST, module=None, origin=node, optimizer=state)
 
     def _parameters_owner(self, node: cst.BaseExpression) -> str | None:
-        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())`` and param groups."""
+        """``model`` for ``model.parameters()``, ``filter(f, model.parameters())``, param groups and a
+        model's own param-group method (``model.train_params(lrs)``); ``<param>`` for a parameter
+        of a summarised function (``def make_optimizer(params): ...``), settled at its calls."""
+        if isinstance(node, cst.Name) and self.summary_mode and node.value in self.parameters:
+            return f"<{node.value}>"
         if isinstance(node, cst.Call):
-            if patterns.method_name(node) in ("parameters", "named_parameters"):
+            method = patterns.method_name(node)
+            if method in ("parameters", "named_parameters"):
                 base = patterns.receiver(node)
                 return path_of(base) if base is not None and not node.args else None
+            if method is not None and "param" in method.lower():
+                base = patterns.receiver(node)
+                value = self._value_of(base) if base is not None else UNKNOWN
+                return path_of(base) if base is not None and value.module is True else None
             if dotted_name(node.func) in ("filter", "list", "tuple") and node.args and not node.args[-1].star:
                 return self._parameters_owner(node.args[-1].value)
             return None
@@ -438,9 +605,10 @@ class CallsMixin(InterpreterBase):
         """A loss with class weights keeps them (as a buffer) wherever the weights are."""
         values = [
             # A class-weight vector is never 0-dim (only `pos_weight` may be a single number).
-            replace(w.value, scalar=False) if keyword_of(node, w) == "weight" else w.value
+            replace(v, scalar=False) if keyword_of(node, w) == "weight" else v
             for w in weights
-            if w.value.kind is not Kind.NEUTRAL
+            for v in alternatives(w.value)  # ``weight=None`` along some paths: no weights there
+            if v.kind is not Kind.NEUTRAL
         ]
         if not values:
             return Value(Kind.HOST, module=True, stateful=False, compares=True, origin=node)

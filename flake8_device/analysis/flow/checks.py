@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -18,6 +18,7 @@ from flake8_device.analysis.flow.events import (
     IndexMismatch,
     Operand,
     OptimizerStateBeforeMove,
+    ParamGroupTensorsLoadedOnHost,
     SyncedLogOnHost,
     TransformBeforeMove,
     UnmovedLossOrMetric,
@@ -36,11 +37,20 @@ from flake8_device.analysis.flow.values import (
     NEVER,
     UNKNOWN,
     Kind,
+    OptimizerState,
     Value,
     alternatives,
+    leaves,
+    map_leaves,
     placement_condition,
     tensorish,
 )
+
+
+def _backend_guard(guard: str | None) -> bool:
+    """A path taken under a test of the backend (``if dist.get_backend() == "gloo":``) may be the
+    CPU backend's own."""
+    return guard is not None and ("backend" in guard or "gloo" in guard)
 
 
 class ChecksMixin(InterpreterBase):
@@ -50,10 +60,18 @@ class ChecksMixin(InterpreterBase):
         chosen = [positional[i] for i in positions if i < len(positional)]
         chosen += [o for a, o in zip(node.args, arguments) if a.keyword is not None and a.keyword.value in keywords]
         for operand in chosen:
-            value = operand.value
+            # Along some path (``total = mask.sum()`` in one arm, ``torch.tensor(n)`` in the other).
             # ``module is None`` too: ``x.cpu()`` of an unknown value is a tensor here (no module is reduced).
-            if value.kind is Kind.HOST and value.module is not True and not value.batch:
-                self._emit(CollectiveOnHost(node, operand, qualified, self.function), operand.expr)
+            host = next(
+                (
+                    v
+                    for v in alternatives(operand.value)
+                    if v.kind is Kind.HOST and v.module is not True and not v.batch and not _backend_guard(v.guard)
+                ),
+                None,
+            )
+            if host is not None:
+                self._emit(CollectiveOnHost(node, Operand(operand.expr, host), qualified, self.function), operand.expr)
 
     def _check_synced_log(self, node: cst.Call, method: str) -> None:
         """Lightning reduces a logged tensor where it is; a host tensor cannot be reduced over NCCL."""
@@ -82,9 +100,10 @@ class ChecksMixin(InterpreterBase):
         return None
 
     def _owner_on_host(self, owner: str) -> bool:
+        """The module at ``owner`` is on the host along some path."""
         prefix = self._tracked_prefix(owner)
         value = self.state.env.get(prefix) if prefix is not None else None
-        return value is not None and value.kind is Kind.HOST and value.module is True
+        return value is not None and any(a.kind is Kind.HOST and a.module is True for a in alternatives(value))
 
     def _optimizer_state_loaded(self, node: cst.Call, base: cst.BaseExpression, receiver: Value) -> None:
         """``load_state_dict`` puts the state on the device the parameters are on right now."""
@@ -93,16 +112,79 @@ class ChecksMixin(InterpreterBase):
         if path is None or optimizer is None:
             return
         if self._owner_on_host(optimizer.owner):
-            loaded = replace(optimizer, built_by=node, line=self.statement)
+            loaded = replace(optimizer, built_by=node, line=self.statement, loaded=True, pending=None)
         else:
-            loaded = replace(optimizer, built_by=None, line=None)
+            loaded = replace(optimizer, built_by=None, line=None, pending=None)
+            if optimizer.built_by is not None:
+                # Reloaded after the move (``opt.load_state_dict(opt.state_dict())``): the state
+                # follows the parameters, and the move this function made left nothing behind.
+                self.analysis.retract(OptimizerStateBeforeMove, optimizer.built_by, self.function)
+            keys = self.analysis.param_group_tensors(receiver.class_name) if receiver.class_name else ()
+            if keys and node.args and self._mapped_to_the_cpu(node.args[0].value):
+                event = ParamGroupTensorsLoadedOnHost(node, Operand(base, receiver), receiver.class_name or "", keys)
+                self._emit(event, node)
         self.state.env[path] = replace(receiver, optimizer=loaded)
 
+    def _mapped_to_the_cpu(self, node: cst.BaseExpression) -> bool:
+        """A state read by ``torch.load(..., map_location="cpu")`` (directly, or an item of a name
+        bound to one in this scope)."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Name):
+            scope = self.function if self.function is not None else self.ctx.module
+            bound = [
+                small.value
+                for small in self.ctx.scope_nodes(scope)
+                if isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == node.value
+            ]
+            if len(bound) != 1:
+                return False
+            node = bound[0]
+        if not isinstance(node, cst.Call) or self.symbols.qualify(node.func) != "torch.load":
+            return False
+        location = patterns.keyword(node, "map_location")
+        where = location.value if location is not None else None
+        if isinstance(where, cst.Call) and self.symbols.qualify(where.func) == "torch.device" and where.args:
+            where = where.args[0].value
+        if isinstance(where, cst.Lambda):  # ``lambda storage, loc: storage``: left where it was read, the CPU
+            params = where.params.params
+            return bool(params) and isinstance(where.body, cst.Name) and where.body.value == params[0].name.value
+        literal = patterns.string_value(where) if where is not None else None
+        return literal is not None and literal.split(":")[0] == "cpu"
+
+    def _settle_optimizers(self, value: Value, rebase: Callable[[str], str | None]) -> Value:
+        """Optimizers a call gives back (or leaves in attributes), in the caller's terms: their
+        owner's path here (``rebase`` maps the callee's; None: no path here), and an eager one built
+        over parameters that are on the host here has built its state there."""
+        if not any(leaf.optimizer is not None for leaf in leaves(value)):
+            return value
+
+        def settle(leaf: Value) -> Value:
+            optimizer = leaf.optimizer
+            if optimizer is None:
+                return leaf
+            owner = rebase(optimizer.owner)
+            if owner is None:
+                return UNKNOWN
+            state = replace(optimizer, owner=owner)
+            if optimizer.pending is not None and self._owner_on_host(owner):
+                state = OptimizerState(owner, optimizer.pending, self.statement)
+            elif not self.summary_mode:
+                state = replace(state, pending=None)
+            return replace(leaf, optimizer=state)
+
+        return map_leaves(value, settle)
+
     def _check_optimizers(self, path: str, moved: Value, move_call: cst.Call) -> None:
-        """A module moved to the accelerator leaves behind the host state its optimizers already built."""
+        """A module moved to the accelerator leaves behind the host state its optimizers already built
+        (held in names, attributes, or containers: ``self.optimizers = [opt]``)."""
         if moved.kind is not Kind.ACCEL:
             return
-        for value in list(self.state.env.values()):
+        held = [leaf for value in list(self.state.env.values()) for leaf in leaves(value) if leaf.optimizer]
+        for value in held:
             optimizer = value.optimizer
             if optimizer is None or optimizer.built_by is None or not related_paths(optimizer.owner, path):
                 continue
@@ -124,7 +206,16 @@ class ChecksMixin(InterpreterBase):
             and isinstance(holder.origin, cst.Call)
         ):
             return
-        argument = next((t for t in tensors if t.value.kind is Kind.ACCEL and not t.value.scalar), None)
+        # (Only a 0-dim tensor on the *host* mixes with device tensors: a device one may not meet the weights.)
+        argument = next(
+            (
+                Operand(t.expr, v)
+                for t in tensors
+                for v in alternatives(t.value)
+                if v.kind is Kind.ACCEL and tensorish(v)
+            ),
+            None,
+        )
         if argument is not None:
             holder_expr = patterns.receiver(node) if patterns.method_name(node) == "update" else node.func
             assert holder_expr is not None
@@ -132,12 +223,20 @@ class ChecksMixin(InterpreterBase):
 
     # -- random generators (DEV303) -----------------------------------------------------------
 
-    def _random_target(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> tuple[Value, str] | None:
-        """Where a random call given ``generator=`` draws, and what decided it; None when unknown."""
+    def _random_target(
+        self, node: cst.Call, qualified: str, arguments: list[Operand]
+    ) -> tuple[Value, str, bool] | None:
+        """Where a random call given ``generator=`` draws, what decided it, and whether that is the
+        default device; None when unknown."""
         if qualified in torch_api.HOST_GENERATOR_CONSUMERS:
+            # A sampler draws its permutation with ``torch.randperm(n, generator=g)``: on the default device.
+            setting = self.analysis.default_device_setting
+            if setting is not None:
+                text = f"`{setting.text}` (line {setting.line}) makes its `randperm` run there"
+                return Value(Kind.ACCEL, module=False, device=None), text, True
             if not self.analysis.default_device_is_cpu:
                 return None
-            return Value(Kind.HOST, module=False), "its indices are drawn there"
+            return Value(Kind.HOST, module=False), "its indices are drawn there", False
         factory = qualified in torch_api.TENSOR_FACTORIES
         following = qualified in torch_api.RANDOM_FOLLOWING_INPUT or qualified in torch_api.LIKE_FACTORIES
         if not (factory or following):
@@ -145,21 +244,31 @@ class ChecksMixin(InterpreterBase):
         device = patterns.keyword(node, "device")
         if device is not None:
             placed = self._device_value(device.value, node, module=False)
-            return (placed, f"`device={self.ctx.describe(device.value)}`") if placed is not None else None
+            return (placed, f"`device={self.ctx.describe(device.value)}`", False) if placed is not None else None
         if following:
             first = argument_at(node, arguments, 0, "input", "tensor", "mean")
             if first is not None and tensorish(first.value):
-                return first.value, f"it follows `{self.ctx.describe(first.expr)}`"
+                return first.value, f"it follows `{self.ctx.describe(first.expr)}`", False
         if factory and self.analysis.default_device_is_cpu:
-            return Value(Kind.HOST, module=False), "no `device=`"
+            return Value(Kind.HOST, module=False), "no `device=`", False
+        setting = self.analysis.default_device_setting
+        if factory and setting is not None:
+            text = f"no `device=`: `{setting.text}` (line {setting.line}) makes it allocate there"
+            return Value(Kind.ACCEL, module=False), text, True
         return None
 
-    def _check_generator(self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str) -> None:
+    def _check_generator(
+        self, node: cst.Call, arguments: list[Operand], target: Value, target_text: str, *, by_default: bool = False
+    ) -> None:
+        """``by_default``: the target is where the default device is (a setting of the file's)."""
         generator = argument_at(node, arguments, None, "generator")
-        if generator is None or not generator.value.generator:
+        if generator is None:
             return
-        if {generator.value.kind, target.kind} == {Kind.HOST, Kind.ACCEL}:
-            self._emit(GeneratorMismatch(node, generator, target, target_text), generator.expr)
+        for value in alternatives(generator.value):  # ``generator=None`` along another path
+            if value.generator and {value.kind, target.kind} == {Kind.HOST, Kind.ACCEL}:
+                event = GeneratorMismatch(node, Operand(generator.expr, value), target, target_text, by_default)
+                self._emit(event, generator.expr)
+                return
 
     # -- indices and masks (DEV305) ------------------------------------------------------------
 
@@ -186,6 +295,8 @@ class ChecksMixin(InterpreterBase):
     # -- device choices (DEV306) -----------------------------------------------------------------
 
     def _check_device_choice(self, node: cst.Call, callee: Value, arguments: list[Operand]) -> None:
+        if callee.scatters_inputs:
+            return  # DataParallel / DistributedDataParallel move their inputs themselves
         model_condition = placement_condition(callee, module=True)
         if model_condition is None:
             return

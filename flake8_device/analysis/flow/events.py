@@ -122,6 +122,17 @@ class OptimizerStateBeforeMove:
 
 
 @dataclass(frozen=True)
+class ParamGroupTensorsLoadedOnHost:
+    """``optimizer.load_state_dict(<state mapped to the CPU>)`` into an optimizer class that keeps
+    tensors in its param groups, which ``load_state_dict`` does not move to the parameters."""
+
+    call: cst.Call
+    optimizer: Operand
+    class_name: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UnmovedLossOrMetric:
     """A loss or metric holding tensors on the host is given tensors on the accelerator."""
 
@@ -141,6 +152,9 @@ class GeneratorMismatch:
     target: Value
     # What decided the target, for messages: "`device=device`", "it follows `probs`", "no `device=`".
     target_text: str
+    # The target is the default device a setting of the file's chose (``torch.set_default_device``):
+    # the generator itself is what to change.
+    by_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +201,7 @@ Event = Union[
     SyncedLogOnHost,
     WrappedUnmoved,
     OptimizerStateBeforeMove,
+    ParamGroupTensorsLoadedOnHost,
     UnmovedLossOrMetric,
     GeneratorMismatch,
     IndexMismatch,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -29,6 +30,8 @@ from flake8_device.analysis.flow.knowledge import (
     LOADER_NAME,
     MODULE_TENSOR_EVIDENCE,
     NO_GRAD,
+    OPTIMIZER_CLASS_NAMES,
+    OPTIMIZER_CLASS_PREFIX,
     PASS_THROUGH_CALLS,
     TENSOR_EVIDENCE,
 )
@@ -38,6 +41,7 @@ from flake8_device.analysis.flow.state import Env, State, join_states
 from flake8_device.analysis.flow.summaries import Summary, without_parameters
 from flake8_device.analysis.flow.syntax import (
     block_of,
+    compound_blocks,
     captures,
     is_static,
     last_name,
@@ -55,13 +59,16 @@ from flake8_device.analysis.flow.values import (
     container_of,
     element_of,
     element_values,
+    item_at,
     item_of,
     join,
+    keyed_dict,
     leaves,
     lift,
     negate,
     tensorish,
     union,
+    with_item,
 )
 from flake8_device.analysis.symbols import dotted_name
 
@@ -117,6 +124,33 @@ def _element(value: Value) -> Value:
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is not True and not value.batch:
         return replace(value, scalar=False, origin=value.origin)
     return UNKNOWN
+
+
+def _code_key(code: str) -> str:
+    return "".join(code.split())
+
+
+def _literal_key(node: cst.Subscript) -> str | None:
+    """``"mel"`` in ``d["mel"]``."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return patterns.string_value(node.slice[0].slice.value)
+    return None
+
+
+def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The simple statements of a block, nested blocks included (not nested functions or classes)."""
+    found: list[cst.SimpleStatementLine] = []
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.append(statement)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            for block in compound_blocks(statement):
+                stack.extend(block)
+    return found
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -189,6 +223,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.parameters: set[str] = set()
         self.moves_itself: set[str] = set()
         self.parameter_meets: set[tuple[str, str]] = set()
+        # Summary mode: an optimizer's state is reloaded after a parameter was moved.
+        self.reloads_optimizers = False
+        # Where the host tensors the file's callers pass this function were made (see ``_given``).
+        self.given_origins: set[int] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -207,6 +245,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
         )
 
+    @cached_property
+    def _outside(self) -> frozenset[str]:
+        """The plain names of this scope that may hold what the state does not track (see
+        ``join_states``): the parameters, imports, and names declared global or nonlocal."""
+        return self.analysis.names_from_outside(self.function)
+
     def run(self, body: Sequence[cst.BaseStatement]) -> dict[str, Value]:
         self._block(body)
         self._flush_pending()
@@ -218,6 +262,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._bind_self()
         if self.owner is not None and self.self_name is not None and function.name.value != "__init__":
             self.seed_attributes(self.analysis.attribute_state(self.owner.name.value))
+            self._seed_from_construction()
         attributes = MODULE_TENSOR_EVIDENCE if self.in_module_class else TENSOR_EVIDENCE
         functions = self.ctx.functions
         evidence = functions.evidence(self.path, attributes) if functions is not None else None
@@ -246,10 +291,52 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for name, values in context.items():
             if not name.startswith("self."):
                 defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+                self.given_origins.update(
+                    id(leaf.origin)
+                    for value in values
+                    for leaf in leaves(value)
+                    if leaf.kind is Kind.HOST and leaf.origin is not None
+                )
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
+        self._seed_closure(function)
         return self.run(block_of(function.body))
+
+    def _seed_closure(self, function: cst.FunctionDef) -> None:
+        """A function defined in another reads that function's names as they are when it runs:
+        what they hold at the end of the enclosing function (which runs first: it calls it)."""
+        enclosing = self.analysis.enclosing.get(function)
+        outer = self.analysis.final_env.get(enclosing) if enclosing is not None else None
+        if not outer:
+            return
+        own = self.analysis.names_from_outside(function)
+        for name, value in outer.items():
+            if name.split(".")[0] not in own and name not in self.state.env and value.kind is not Kind.UNKNOWN:
+                self.state.env[name] = value
+
+    def _seed_from_construction(self) -> None:
+        """The optimizers (and distributions) ``__init__`` left in attributes that the class's
+        summaries cannot tell (built from what the file's constructions pass it:
+        ``optimizer_fn(self.model.parameters())``, ``Uniform(low, high)``), once it ran. (Only
+        these: they are facts of the construction, whatever the method.)"""
+        assert self.owner is not None
+        init = self.analysis.program.method(self.owner.name.value, "__init__")
+        built = self.analysis.final_env.get(init) if init is not None else None
+        params = [*init.params.posonly_params, *init.params.params] if init is not None else []
+        if not built or not params:
+            return
+        prefix = params[0].name.value + "."
+        gaps = {
+            path[len(prefix) :]: value
+            for path, value in built.items()
+            if path.startswith(prefix)
+            and "." not in path[len(prefix) :]
+            and any(leaf.optimizer is not None or leaf.distribution for leaf in leaves(value))
+            and self.state.env.get(f"{self.self_name}.{path[len(prefix) :]}", UNKNOWN).kind is Kind.UNKNOWN
+        }
+        if gaps:
+            self.seed_attributes(gaps)
 
     def _bind_self(self) -> None:
         function = self.function
@@ -308,11 +395,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             placed=placed,
             moves_itself=frozenset(self.moves_itself),
             meets=frozenset(self.parameter_meets),
+            reloads_optimizers=self.reloads_optimizers,
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
         if self.record and self.report and not self.state.cpu_only:
-            self.analysis.add(event, key_node)
+            self.analysis.add(event, key_node, self.function)
 
     # -- statements -------------------------------------------------------------
 
@@ -339,6 +427,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self.state.assume(guard)
+            filled = self._not_empty_test(statement.test)
+            if filled is not None:
+                self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
             self._block(block_of(statement.body))
             branches.append(self.state)
             self.state = before.copy()
@@ -354,7 +445,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self._block(block_of(statement.orelse.body))
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
-            self.state = join_states(branches, (guard, negate(guard)))
+            self.state = join_states(branches, (guard, negate(guard)), self._outside)
             self._join_placements_under(statement, branches[0], branches[1], before)
         elif isinstance(statement, (cst.For, cst.While)):
             self._loop(statement)
@@ -392,6 +483,26 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for second_index, second in sources:
                 if first_index != second_index and first != second:
                     self.parameter_meets.add((min(first, second), max(first, second)))
+
+    def _not_empty_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``x.numel() != 0``, ``x.numel() > 0``, ``len(x)``, ``x.shape[0] > 0``: the tested expression."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+            if not (zero and isinstance(target.operator, (cst.NotEqual, cst.GreaterThan))):
+                return None
+            test = test.left
+        tested: cst.BaseExpression | None = None
+        if isinstance(test, cst.Call):
+            if patterns.method_name(test) in ("numel", "nelement") and not test.args:
+                tested = patterns.receiver(test)
+            elif dotted_name(test.func) == "len" and len(test.args) == 1:
+                tested = test.args[0].value
+            elif patterns.method_name(test) == "size" and len(test.args) == 1:
+                tested = patterns.receiver(test)
+        elif isinstance(test, cst.Subscript) and isinstance(test.value, cst.Attribute):
+            tested = test.value.value if test.value.attr.value == "shape" else None
+        return tested
 
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
@@ -503,6 +614,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if path is None:
             if isinstance(target, cst.Subscript):
                 self._subscript(target)  # ``host[device_index] = value`` fails like a read
+                self._store_item(target, value)
             return
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
@@ -522,6 +634,25 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if base is not None and path_of(base) == path:
                 self._moved(path)  # ``m = m.to(device)``
                 self._check_optimizers(path, value, value_node)
+            elif base is not None and patterns.method_name(value_node) in ("to", "cuda"):
+                # ``self.model = model.to(device)``: a module moves in place, ``model`` with it (a
+                # parameter that may be one is moved for the callers that pass one).
+                moved_from = path_of(base)
+                before = self.state.env.get(moved_from, UNKNOWN) if moved_from is not None else UNKNOWN
+                parameter = before.source is not None and before.source == moved_from and before.module is None
+                if moved_from is not None and (before.module is True or parameter):
+                    self.state.env[moved_from] = replace(value, module=before.module)
+                    if parameter:
+                        self.moved_in_place[moved_from] = self.state.env[moved_from]
+                    self._moved(moved_from)
+                    self._check_optimizers(moved_from, value, value_node)
+
+    def _store_item(self, target: cst.Subscript, value: Value) -> None:
+        """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too."""
+        path = path_of(target.value)
+        container = self.state.env.get(path) if path is not None else None
+        if container is not None and container.kind is Kind.CONTAINER and container.container in ("list", "dict"):
+            self.state.env[path] = with_item(container, _literal_key(target), value)  # type: ignore[index]
 
     # -- compound statements ------------------------------------------------------
 
@@ -540,7 +671,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for _ in range(2):
                 self.state = entry.copy()
                 self._loop_body(statement)
-                joined = join_states([before, self._continue_state(self.state)])
+                joined = join_states([before, self._continue_state(self.state)], outside=self._outside)
                 converged = joined.env == entry.env
                 entry = joined
                 if converged:
@@ -551,10 +682,43 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._loop_body(statement)
         after_body = self._continue_state(self.state)
         self.loop_depth -= 1
-        self.state = join_states([before, after_body])
+        self.state = join_states([before, after_body], outside=self._outside)
         self.state.transformed = {}
+        self._parameters_moved_by(statement)
         if statement.orelse is not None:
             self._block(block_of(statement.orelse.body))
+
+    def _parameters_moved_by(self, statement: cst.For | cst.While) -> None:
+        """``for p in model.parameters(): p.data = p.data.to(device)`` moves ``model`` in place."""
+        if not isinstance(statement, cst.For) or not isinstance(statement.iter, cst.Call):
+            return
+        method = patterns.method_name(statement.iter)
+        base = patterns.receiver(statement.iter)
+        owner = path_of(base) if base is not None else None
+        target = statement.target
+        if isinstance(target, cst.Tuple) and method in ("named_parameters", "named_buffers") and target.elements:
+            target = target.elements[-1].value
+        if method not in ("parameters", "buffers", "named_parameters", "named_buffers") or owner is None:
+            return
+        variable = path_of(target)
+        moved = None
+        for node in _statements_in(block_of(statement.body)):
+            for small in node.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and path_of(small.targets[0].target) == f"{variable}.data"
+                    and isinstance(small.value, cst.Call)
+                    and patterns.method_name(small.value) in ("to", "cuda")
+                ):
+                    moved = small.value
+        if moved is None:
+            return
+        known = self.state.env.get(owner, UNKNOWN)
+        placed = self._move(moved, replace(known, module=True))
+        if placed is not None and placed.kind is Kind.ACCEL:
+            self.state.env[owner] = placed
+            self._moved(owner)
 
     @staticmethod
     def _continue_state(state: State) -> State:
@@ -591,6 +755,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _bind_values(self, target: cst.BaseExpression, element: Value) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
+            if (
+                element.kind is Kind.CONTAINER
+                and element.container == "tuple"
+                and len(element.elements) == len(target.elements)
+            ):
+                for item, value in zip(target.elements, element.elements):  # ``for name, p in named_parameters()``
+                    self._bind_values(item.value, value)
+                return
             for item in target.elements:
                 self._bind_values(item.value, element_of(element))
             return
@@ -601,12 +773,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _iteration_value(self, node: cst.BaseExpression) -> Value:
         """What one step of iterating ``node`` gives: a host batch for a data loader."""
         value = self._value_of(node)
+        if self.analysis.default_device_setting is not None and value.kind is Kind.LOADER:
+            return UNKNOWN  # collated with factories that follow the default device
         if value.kind is Kind.LOADER:
             return Value(Kind.HOST, module=None, batch=True, origin=node)
         name = last_name(node)
         path = path_of(node)
         known = path is not None and path in self.state.env
         if name and LOADER_NAME.search(name) and not known and not self.uses_auto_placement:
+            if self.analysis.default_device_setting is not None:
+                return UNKNOWN
             return Value(Kind.HOST, module=None, batch=True, origin=node)
         return lift(value, _element)
 
@@ -645,14 +821,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             )
         if not exhaustive:
             branches.append(before.copy())
-        self.state = join_states(branches)
+        self.state = join_states(branches, outside=self._outside)
 
     def _try(self, statement: cst.Try) -> None:
         before = self.state.copy()
         self._block(block_of(statement.body))
         outcomes = [self.state]
         for handler in statement.handlers:
-            self.state = join_states([before, outcomes[0]])
+            self.state = join_states([before, outcomes[0]], outside=self._outside)
             self.state.terminated = False
             if handler.name is not None:
                 for path in target_paths(handler.name.name):
@@ -663,7 +839,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state = outcomes[0]
             self._block(block_of(statement.orelse.body))
             outcomes[0] = self.state
-        self.state = join_states(outcomes)
+        self.state = join_states(outcomes, outside=self._outside)
         if statement.finalbody is not None:
             terminated = self.state.terminated
             self.state.terminated = False
@@ -749,12 +925,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return container_of("tuple" if isinstance(node, cst.Tuple) else "list", values)
         if isinstance(node, cst.Dict):
             values = []
+            keys = []
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
                     self._eval(element.key)
+                    keys.append(patterns.string_value(element.key))
                 values.append(self._eval(element.value))
             if any(not isinstance(e, cst.DictElement) for e in node.elements):
                 return UNKNOWN
+            if keys and all(k is not None for k in keys):
+                return keyed_dict(keys, values)  # type: ignore[arg-type]
             return container_of("dict", values)
         if isinstance(node, cst.NamedExpr):
             value = self._eval(node.value)
@@ -827,13 +1007,24 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return replace(NEUTRAL, constant="None")
         if node.value in ("True", "False"):
             return NEUTRAL
+        if node.value in OPTIMIZER_CLASS_NAMES:
+            return self._optimizer_class(node)
         return UNKNOWN
+
+    def _optimizer_class(self, node: cst.Name | cst.Attribute) -> Value:
+        """``torch.optim.Adagrad`` as a value (``optimizer_fn=torch.optim.Adagrad``): called later."""
+        qualified = self.symbols.qualify(node)
+        if qualified is None or not torch_api.is_optimizer_class(qualified):
+            return UNKNOWN
+        return replace(NEUTRAL, constant=OPTIMIZER_CLASS_PREFIX + qualified)
 
     def _attribute(self, node: cst.Attribute) -> Value:
         path = path_of(node)
         if path is not None and path in self.state.env:
             return self.state.env[path]
         attr = node.attr.value
+        if attr in OPTIMIZER_CLASS_NAMES:
+            return self._optimizer_class(node)
         if self.self_name is not None and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
             return self._self_attribute(attr)
         base = self._eval(node.value)
@@ -887,6 +1078,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         break
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
+        if base.kind is Kind.CONTAINER and base.keys:
+            held = item_at(base, _literal_key(node))
+            if held is not None:
+                return held
         if any(isinstance(e.slice, cst.Slice) for e in node.slice) and base.kind is not Kind.CONTAINER:
             # ``x[a:b]``, ``x[:, 0]``: a slice of a tensor keeps its dimensions (it is no 0-dim value).
             return lift(base, lambda v: replace(v, scalar=v.scalar) if tensorish(v) else item_of(v))
@@ -966,7 +1161,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # device-choice rule's to judge (DEV306), not a plain mix.
         if self.summary_mode:
             self._record_parameter_meet(places)
-        hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST and o.value.condition is None]
+        hosts = [
+            (i, o)
+            for i, o in places
+            if o.value.kind is Kind.HOST and o.value.condition is None and not self._known_not_empty(o)
+        ]
         if not hosts:
             return
         # The function's inputs first: a tensor made without `device=` where the inputs are is the more
@@ -977,7 +1176,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     (o for i, o in places if i != index and o.value.kind is wanted and compatible(host.value, o.value)),
                     None,
                 )
-                if partner is None:
+                if partner is None or (wanted is Kind.INPUT and self._given(host.value, partner.expr)):
                     continue
                 if wanted is Kind.ACCEL:
                     self._emit(Mix(host, partner, operation), host.expr)
@@ -986,5 +1185,30 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     key = host.value.origin if isinstance(host.value.origin, cst.Call) else host.expr
                     self._emit(HostMeetsInput(host, partner, operation, self.function), key)
                 return
+
+    def _given(self, value: Value, partner: cst.BaseExpression) -> bool:
+        """A host tensor a caller passed in, meeting its module's own state (``self.encoder(x)``):
+        where the module is, the caller's input is the finding (reported at the caller), not code
+        of this method. (Meeting another input the caller passed, it is this code's finding.)"""
+        if value.origin is None or id(value.origin) not in self.given_origins or self.self_name is None:
+            return False
+        root = (path_of(partner) or "").split(".")[0]
+        return root == self.self_name
+
+    def _known_not_empty(self, operand: Operand) -> bool:
+        """An empty placeholder (``torch.tensor([])``) used where a test said it holds something
+        (``if cache.numel() != 0:``): along that path it was filled elsewhere, not the placeholder."""
+        origin = operand.value.origin
+        if not self.state.not_empty or not isinstance(origin, cst.Call) or not patterns.holds_nothing(origin):
+            return False
+        return any(key in self.state.not_empty for key in self._emptiness_keys(operand.expr))
+
+    def _emptiness_keys(self, expr: cst.BaseExpression) -> list[str]:
+        """How a test of ``expr``'s emptiness is remembered: its code, and for an item of a container
+        (``cache["keys"]``) the container's items (``cache[*]``, a cache filled together)."""
+        keys = [_code_key(self.ctx.code_for(expr))]
+        if isinstance(expr, cst.Subscript):
+            keys.append(_code_key(self.ctx.code_for(expr.value)) + "[*]")
+        return keys
 
     # -- calls ------------------------------------------------------------------------

@@ -7,6 +7,20 @@ import re
 LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
 LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
 METRIC_NAME = re.compile(r"metric", re.I)
+OPTIMIZER_NAME = re.compile(r"optim|^opt$", re.I)
+# A function that builds a loss (``get_loss``, ``build_criterion``, ``make_loss_fn``).
+LOSS_FACTORY_NAME = re.compile(r"^(?:get|build|make|create|init)_?(?:loss|criterion)", re.I)
+# A function that restores a checkpoint into what it is given (``restore_epoch(dir, model, optimizer)``).
+RESTORE_NAME = re.compile(r"load|restore|resume", re.I)
+# ``Value.constant`` of an optimizer class passed around as a value (``optimizer_fn=torch.optim.Adagrad``).
+OPTIMIZER_CLASS_PREFIX = "optimizer class:"
+# The names of torch.optim's optimizer classes (a cheap test before resolving a name).
+OPTIMIZER_CLASS_NAMES = frozenset(
+    {"Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam"}
+    | {"RMSprop", "Rprop", "SGD", "SparseAdam"}
+)
+# A name that holds a loss when it holds a module (``reg_loss``; as a tensor it is a loss value).
+LOSS_MODULE_NAME = re.compile(r"(?:^|_)loss$|Loss$")
 TRANSFORM_NAME = re.compile(r"(?:device|gpu|cuda|batch)_?(?:transforms?|augs?|augmentations?)$", re.I)
 DEVICE_NAME = re.compile(r"(?:^|_|\.)(?:device|dev|devices|rank|local_rank|gpu|gpu_id|gpus|cuda)$", re.I)
 DTYPE_NAME = re.compile(r"dtype$", re.I)

@@ -7,6 +7,7 @@ the callee's calling context, which its own interpretation starts from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -16,7 +17,7 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import Summary, substitute
-from flake8_device.analysis.flow.syntax import is_classmethod, path_of
+from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 
 
@@ -44,7 +45,9 @@ class LocalCallsMixin(InterpreterBase):
         if self.owner is None:
             return None
         if isinstance(base, cst.Name) and base.value == self.self_name:
-            method = program.method(self.owner.name.value, func.attr.value)
+            method = program.method(self.owner.name.value, func.attr.value) or program.subclass_method(
+                self.owner.name.value, func.attr.value
+            )
         elif isinstance(base, cst.Call) and isinstance(base.func, cst.Name) and base.func.value == "super":
             method = program.base_method(self.owner.name.value, func.attr.value)
         else:
@@ -72,30 +75,22 @@ class LocalCallsMixin(InterpreterBase):
                 }
             )
         self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
-        summary = self.analysis.summary(function)
+        summary = self.analysis.summary(function, attributes=self._facts_of_self(function) if bound else None)
         if summary is None:
             return UNKNOWN
-        for name, moved in summary.moves.items():
-            argument = binding.get(name)
-            path = path_of(argument.value) if argument is not None else None
-            if path is None or values[name].module is False:
-                continue
-            placed = substitute(moved, values, texts)
-            if placed.kind is not Kind.ACCEL:
-                continue
-            self.state.env[path] = replace(placed, module=True if values[name].module is None else values[name].module)
-            self._moved(path)
-            self._check_optimizers(path, placed, node)
+        self._apply_moves(node, summary, binding, values, texts)
+        rebase = self._owner_rebase(function, binding, bound=bound, instance=self.self_name)
         if bound and self.self_name is not None:
             for attribute, value in summary.attributes.items():
-                self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
+                placed = self._settle_optimizers(substitute(value, values, texts), rebase)
+                self.state.env[f"{self.self_name}.{attribute}"] = placed
         self._meet_arguments(node, function, summary, binding, values)
         # What the function computes from several of its tensor arguments is where they are.
         places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
         here = union(places) if places else None
         if bound and self.in_module_class:
             here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
-        return _made_here(substitute(summary.returns, values, texts, here), node)
+        return _made_here(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), node)
 
     def _meet_arguments(
         self,
@@ -110,6 +105,81 @@ class LocalCallsMixin(InterpreterBase):
             if first in binding and second in binding:
                 operands = [Operand(binding[name].value, values[name]) for name in (first, second)]
                 self._meet(node, operands, f"`{function.name.value}(...)`", arithmetic=True)
+
+    def _facts_of_self(self, function: cst.FunctionDef) -> tuple[tuple[str, Value], ...] | None:
+        """The attributes a method of ``self`` starts from where ``self`` holds objects the class's
+        summaries cannot tell (a distribution or an optimizer its construction built from what the
+        file passed); None (the class's own attribute state) otherwise, which is nearly always."""
+        owner = self.analysis.program.owner(function)
+        if self.self_name is None or owner is None:
+            return None
+        prefix = f"{self.self_name}."
+        facts = {
+            path[len(prefix) :]: value
+            for path, value in self.state.env.items()
+            if path.startswith(prefix)
+            and "." not in path[len(prefix) :]
+            and any(leaf.distribution or leaf.optimizer is not None for leaf in leaves(value))
+        }
+        if not facts:
+            return None
+        state = dict(self.analysis.attribute_state(owner.node.name.value))
+        if all(state.get(name) == value for name, value in facts.items()):
+            return None
+        state.update(facts)
+        return tuple(sorted(state.items()))
+
+    def _apply_moves(
+        self,
+        node: cst.Call,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+        texts: dict[str, str],
+    ) -> None:
+        """The arguments the callee moves in place (``def place(model, dev): model.to(dev)``)."""
+        for name, moved in summary.moves.items():
+            argument = binding.get(name)
+            path = path_of(argument.value) if argument is not None else None
+            if path is None or name not in values or values[name].module is False:
+                continue
+            placed = substitute(moved, values, texts)
+            if placed.kind is not Kind.ACCEL:
+                continue
+            self.state.env[path] = replace(placed, module=True if values[name].module is None else values[name].module)
+            if values[name].source == path:
+                self.moved_in_place[path] = self.state.env[path]  # our own parameter, moved by a helper
+            self._moved(path)
+            if summary.reloads_optimizers:
+                self.reloads_optimizers = True  # the state follows the move
+            else:
+                self._check_optimizers(path, placed, node)
+
+    def _owner_rebase(
+        self, function: cst.FunctionDef, binding: dict[str, cst.Arg], *, bound: bool, instance: str | None
+    ) -> Callable[[str], str | None]:
+        """How a path of the callee (an optimizer's owner) reads at the call: its parameters become
+        the arguments' paths (``<params>``: the owner of what was passed), its ``self`` the instance's
+        path (``instance``; None: it has none here)."""
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        callee_self = params[0] if params and bound and not is_static(function) else None
+
+        def rebase(owner: str) -> str | None:
+            if owner.startswith("<") and owner.endswith(">"):
+                argument = binding.get(owner[1:-1])
+                return self._parameters_owner(argument.value) if argument is not None else None
+            root, _, rest = owner.partition(".")
+            if callee_self is not None and root == callee_self:
+                new_root = instance
+            elif root in binding:
+                new_root = path_of(binding[root].value)
+            else:
+                return owner
+            if new_root is None:
+                return None
+            return f"{new_root}.{rest}" if rest else new_root
+
+        return rebase
 
     def _bind_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
@@ -157,14 +227,18 @@ class LocalCallsMixin(InterpreterBase):
             if summary is not None and bound is not None
             else {}
         )
+        if summary is not None and bound is not None:
+            self._apply_moves(node, summary, bound[0], values, texts)
         if module:
-            placed = self._module_placement(node, summary if bound is not None else None, values, texts)
+            placed = self._module_placement(node, name, summary if bound is not None else None, values, texts)
+            if name.endswith(("Loss", "Metric")) and placed.module is True:
+                placed = replace(placed, compares=True)  # called with predictions and targets
         else:
             placed = Value(Kind.UNKNOWN, module=None, origin=node)
         return replace(placed, class_name=name, attributes=tuple(sorted(attributes.items())))
 
     def _module_placement(
-        self, node: cst.Call, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
+        self, node: cst.Call, name: str, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
     ) -> Value:
         """Where a new instance of a module class of this file is, from its construction.
 
@@ -182,11 +256,28 @@ class LocalCallsMixin(InterpreterBase):
             for leaf in leaves(value)
             if leaf.kind not in (Kind.NEUTRAL, Kind.UNKNOWN) and (leaf.module is True or tensorish(leaf))
         ]
-        if not any(leaf.stateful or leaf.module is not True for leaf in held):
+        registered = any(
+            info is not None and (info.buffers or info.parameters)
+            for info in (self.ctx.classes.get(entry.node.name.value) for entry in self.analysis.program.lineage(name))
+        )
+        given = [substitute(leaf, values, texts) for leaf in held if leaf.source is not None]
+        # Parameters, buffers and stateful submodules (its own, or given) are what a move places: plain
+        # tensor attributes stay where they were made (DEV102's business).
+        stateful = (
+            registered
+            or any(leaf.module is True and leaf.stateful for leaf in held if leaf.source is None)
+            or any(
+                part.kind is Kind.UNKNOWN
+                or (part.module is not False and part.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and part.stateful)
+                for value in given
+                for part in leaves(value)
+            )
+        )
+        if not stateful:
             return replace(built, stateful=False)  # nothing of its own to place
-        if all(leaf.source is not None for leaf in held):
-            given = [substitute(leaf, values, texts) for leaf in held]
-            if all(v.kind is not Kind.UNKNOWN for v in given):
+        if held and len(given) == len(held):
+            # (Modules only: tensors or lists kept as plain attributes do not follow a module.)
+            if all(v.kind is not Kind.UNKNOWN and v.module is True for v in given):
                 return replace(union(given), module=True, origin=node)  # a wrapper: where its parts are
         return built
 
@@ -221,13 +312,14 @@ class LocalCallsMixin(InterpreterBase):
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
         here = instance if instance.module is True else None
+        rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
         if summary.attributes:
             changed = dict(instance.attributes)
             changed.update({a: substitute(v, values, texts, here) for a, v in summary.attributes.items()})
             path = path_of(base)
             if path is not None and path in self.state.env:
                 self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
-        return LocalResult(substitute(summary.returns, values, texts, here), accepts)
+        return LocalResult(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), accepts)
 
 
 def _made_here(value: Value, call: cst.Call) -> Value:

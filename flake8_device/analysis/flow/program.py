@@ -77,6 +77,18 @@ class Program:
                 return entry.methods[name]
         return None
 
+    def subclass_method(self, class_name: str, name: str) -> cst.FunctionDef | None:
+        """``self.name(...)`` in ``class_name``, which does not define it: a hook that one subclass
+        of this file implements (a template method); None when no subclass, or several, do."""
+        found = {
+            entry.methods[name]
+            for other in self.classes
+            if other != class_name
+            for entry in [self.classes[other]]
+            if name in entry.methods and any(e.node.name.value == class_name for e in self.lineage(other))
+        }
+        return found.pop() if len(found) == 1 else None
+
     def base_method(self, class_name: str, name: str) -> cst.FunctionDef | None:
         """``super().name`` inside ``class_name``: the first base in this file that defines it."""
         lineage = list(self.lineage(class_name))[1:]

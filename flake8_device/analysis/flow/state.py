@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -63,6 +63,8 @@ class State:
     # Flags bound to a type test (``is_array = isinstance(x, np.ndarray)``): flag -> (tested path,
     # whether the type is a tensor type).
     type_tests: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # Expressions (their code, without spaces) a test said are not empty (``if x.numel() != 0:``).
+    not_empty: frozenset[str] = frozenset()
 
     def assume(self, condition: str) -> None:
         """Along this path ``condition`` holds: drop the alternatives that came from its opposite."""
@@ -86,12 +88,20 @@ class State:
             self.cpu_only,
             set(self.guarded),
             dict(self.type_tests),
+            self.not_empty,
         )
 
 
-def join_states(states: Sequence[State], guards: Sequence[str] | None = None) -> State:
+def join_states(
+    states: Sequence[State], guards: Sequence[str] | None = None, outside: Container[str] | None = None
+) -> State:
     """The state after paths meet; ``guards``: each state's branch condition, which the values that
-    differ between the branches remember (see ``State.assume``)."""
+    differ between the branches remember (see ``State.assume``).
+
+    ``outside``: when given, the names that may hold a value the state does not track (parameters,
+    imports, globals); any other plain name bound along some paths only is unbound along the others,
+    where using it raises ``NameError``: after the join it holds what the paths that bound it left
+    (``if use_reg: reg = Reg()`` ... ``if use_reg: loss += reg(x)``)."""
     live = [s for s in states if not s.terminated]
     if not live:
         merged = states[0].copy()
@@ -108,14 +118,20 @@ def join_states(states: Sequence[State], guards: Sequence[str] | None = None) ->
     for state in live[1:]:
         keys.update(dict.fromkeys(state.env))
     for key in keys:
-        # Bound along some paths only: unknown along the others (``if cond: self.cache = ...``).
-        values = [s.env.get(key, UNKNOWN) for s in live]
-        if guards is not None and len(live) > 1 and any(v != values[0] for v in values[1:]):
-            values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live)]
+        found = [s.env.get(key) for s in live]
+        live_for_key = live
+        if outside is not None and "." not in key and key not in outside and any(v is None for v in found):
+            # A plain name bound along some paths only: using it elsewhere raises NameError, so it
+            # holds what the paths that bound it left.
+            live_for_key = [s for v, s in zip(found, live) if v is not None]
+            values = [v for v in found if v is not None]
+        else:
+            # Bound along some paths only: unknown along the others (``if cond: self.cache = ...``).
+            values = [v if v is not None else UNKNOWN for v in found]
+        if guards is not None and len(live_for_key) > 1 and any(v != values[0] for v in values[1:]):
+            values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live_for_key)]
         value = values[0]
-        assert value is not None
         for other in values[1:]:
-            assert other is not None
             value = join(value, other)
         if value.kind is Kind.UNKNOWN and value.class_name is None and key not in first.env:
             continue
@@ -132,6 +148,7 @@ def join_states(states: Sequence[State], guards: Sequence[str] | None = None) ->
     cpu_only = all(s.cpu_only for s in live)
     guarded &= set(env)
     type_tests = {k: v for k, v in first.type_tests.items() if all(s.type_tests.get(k) == v for s in live)}
+    not_empty = frozenset.intersection(*(s.not_empty for s in live))
     return State(
         env,
         pending,
@@ -141,6 +158,7 @@ def join_states(states: Sequence[State], guards: Sequence[str] | None = None) ->
         cpu_only=cpu_only,
         guarded=guarded,
         type_tests=type_tests,
+        not_empty=not_empty,
     )
 
 

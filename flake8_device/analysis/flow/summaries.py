@@ -34,6 +34,9 @@ class Summary:
     # Pairs of parameters whose tensors meet in the function (``query * rope``): a call where one
     # is on the CPU and the other on the device fails, and is where the finding belongs.
     meets: frozenset[tuple[str, str]] = frozenset()
+    # After moving a parameter, the function reloads an optimizer's state (``opt.load_state_dict(
+    # opt.state_dict())``), which puts it where the parameters now are.
+    reloads_optimizers: bool = False
 
 
 EMPTY = Summary()
@@ -63,6 +66,14 @@ def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str],
     if value.attributes:
         # An instance made inside the function keeps what it was given.
         value = replace(value, attributes=tuple((a, substitute(v, arguments, texts)) for a, v in value.attributes))
+    if value.source not in (None, "*") and value.distribution:
+        # A distribution built from a parameter: where the caller's argument is (a number: the host).
+        given = arguments.get(value.source or "", UNKNOWN)
+        if given.kind is Kind.NEUTRAL:
+            return replace(value, kind=Kind.HOST, source=None)
+        if given.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and given.module is not True:
+            return replace(given, distribution=True, origin=value.origin, module=None, scalar=False)
+        return UNKNOWN
     if value.source == "*":
         value = replace(value, source=None)  # from several parameters: where they are (``here``)
     elif value.source is not None:

@@ -59,6 +59,11 @@ class OptimizerState:
     # construction, or ``load_state_dict``.  None while it has no state yet.
     built_by: cst.Call | None = None
     line: cst.SimpleStatementLine | None = None
+    # An eager-state optimizer built in a summarised function, over parameters whose place the
+    # function cannot tell (a parameter's, ``self``'s): its construction, settled at each call.
+    pending: cst.Call | None = None
+    # ``built_by`` loaded the state (``load_state_dict``, a restore helper) rather than built it.
+    loaded: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class Value:
     condition: str | None = None
     # A ``torch.Generator`` (its kind says where it draws: HOST or ACCEL).
     generator: bool = False
+    # A ``torch.distributions`` object (its kind says where it samples: where its parameters are).
+    distribution: bool = False
     # An optimizer, and where its state was built.
     optimizer: OptimizerState | None = None
     # An instance of this file's helper class (see :mod:`.helpers`) that keeps host tensor constants.
@@ -103,6 +110,8 @@ class Value:
     # here, in order).
     container: str | None = None
     elements: tuple[Value, ...] = ()
+    # A dict built with string keys (``{"mse": ..., "mel": ...}``): the key of each element, in order.
+    keys: tuple[str, ...] = ()
     # Inside a function's summary: the parameter this value is (or follows, like ``x.float()``).
     source: str | None = None
     # An instance of a class of this file, and what its attributes held when it was made (or
@@ -188,6 +197,15 @@ def compatible(a: Value, b: Value) -> bool:
     return not (a.guard and b.guard and a.guard == negate(b.guard))
 
 
+def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
+    """``function`` applied to every place inside ``value`` (alternatives and container elements)."""
+    if value.kind is Kind.MAYBE:
+        return union([map_leaves(a, function) for a in value.alternatives])
+    if value.kind is Kind.CONTAINER:
+        return replace(value, elements=tuple(map_leaves(e, function) for e in value.elements))
+    return function(value)
+
+
 def lift(value: Value, function: Callable[[Value], Value]) -> Value:
     """``function`` applied along every path: to each alternative of a MAYBE value."""
     if value.kind is Kind.MAYBE:
@@ -198,8 +216,10 @@ def lift(value: Value, function: Callable[[Value], Value]) -> Value:
 def union(values: Sequence[Value]) -> Value:
     """The value that may be any of ``values`` (alternatives of one kind are joined)."""
     flat = [alternative for value in values for alternative in alternatives(value)]
-    if len({(v.generator, v.instance_of, v.optimizer is None) for v in flat}) > 1:
-        return UNKNOWN  # generators, helper instances, optimizers: one fact each, never mixed
+    # Generators, helper instances, optimizers: one fact each, never mixed with one another (a
+    # ``generator=None`` default or an unknown value may stand beside one).
+    if len({(v.generator, v.distribution, v.instance_of, v.optimizer is None) for v in flat if not _plain(v)}) > 1:
+        return UNKNOWN
     merged: list[Value] = []
     for alternative in flat:
         for index, known in enumerate(merged):
@@ -232,11 +252,22 @@ def union(values: Sequence[Value]) -> Value:
     )
 
 
+def _plain(value: Value) -> bool:
+    """Unknown, not a tensor or a container, and none of the objects with facts of their own."""
+    return (
+        value.kind in (Kind.UNKNOWN, Kind.NEUTRAL, Kind.CONTAINER)
+        and not value.generator
+        and not value.distribution
+        and value.instance_of is None
+        and value.optimizer is None
+    )
+
+
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
-    if a.generator != b.generator or a.instance_of != b.instance_of:
-        return UNKNOWN
+    if a.generator != b.generator or a.distribution != b.distribution or a.instance_of != b.instance_of:
+        return union((a, b)) if _plain(a) or _plain(b) else UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
     if a.kind is b.kind and a.container == b.container and not _made_apart(a, b):
@@ -296,6 +327,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             compares=a.compares and b.compares,
             condition=a.condition if a.condition == b.condition else None,
             generator=a.generator,
+            distribution=a.distribution,
             optimizer=_join_optimizers(a.optimizer, b.optimizer),
             instance_of=a.instance_of,
             source=a.source if a.source == b.source else None,
@@ -307,9 +339,20 @@ def _join_same_kind(a: Value, b: Value) -> Value:
 
 
 def _join_containers(a: Value, b: Value) -> Value:
-    """Two containers of one type: tuples of one length element by element, else all elements joined."""
+    """Two containers of one type: tuples of one length (or dicts of the same keys) element by
+    element, else all elements joined."""
     if a.container != b.container:
         return union((a, b))
+    if a.keys and b.keys:
+        # Key by key; a key set along one path only holds what that path stored (along the other,
+        # reading it raises ``KeyError``).
+        mine, theirs = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
+        keys = (*a.keys, *(k for k in b.keys if k not in mine))
+        elements = tuple(
+            join(mine[k], theirs[k]) if k in mine and k in theirs else mine.get(k, theirs.get(k))  # type: ignore[misc]
+            for k in keys
+        )
+        return Value(Kind.CONTAINER, container=a.container, elements=elements, module=None, keys=tuple(keys))
     if a.container == "tuple" and len(a.elements) == len(b.elements):
         elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements))
     else:
@@ -322,6 +365,31 @@ def container_of(kind: str, elements: Sequence[Value]) -> Value:
     if kind == "tuple":
         return Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None)
     return Value(Kind.CONTAINER, container=kind, elements=(union(elements),) if elements else (), module=None)
+
+
+def keyed_dict(keys: Sequence[str], values: Sequence[Value]) -> Value:
+    """A dict built with string keys: each key keeps its own value."""
+    if len(set(keys)) != len(keys) or len(keys) != len(values):
+        return container_of("dict", values)
+    return Value(Kind.CONTAINER, container="dict", elements=tuple(values), module=None, keys=tuple(keys))
+
+
+def item_at(container: Value, key: str | None) -> Value | None:
+    """``d["k"]`` of a dict built with string keys; None when the key is not known to be there."""
+    if key is None or not container.keys or key not in container.keys:
+        return None
+    return container.elements[container.keys.index(key)]
+
+
+def with_item(container: Value, key: str | None, value: Value) -> Value:
+    """The list or dict after ``container[key] = value``."""
+    if container.keys and key is not None:
+        if key in container.keys:
+            index = container.keys.index(key)
+            elements = (*container.elements[:index], value, *container.elements[index + 1 :])
+            return replace(container, elements=elements)
+        return replace(container, elements=(*container.elements, value), keys=(*container.keys, key))
+    return container_of(container.container or "list", [*container.elements, value])
 
 
 def element_values(value: Value) -> Value:
@@ -347,6 +415,7 @@ def tensorish(value: Value) -> bool:
         and not value.batch
         and value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
         and not value.generator
+        and not value.distribution
         and value.optimizer is None
     )
 
@@ -380,7 +449,7 @@ def placement_condition(value: Value, *, module: bool) -> str | None:
         if value.kind is Kind.HOST and value.stateful and isinstance(value.origin, cst.Call):
             return NEVER
         return None
-    if value.module is True or value.batch or value.generator or value.optimizer is not None:
+    if value.module is True or value.batch or value.generator or value.distribution or value.optimizer is not None:
         return None
     if value.kind in (Kind.ACCEL, Kind.CONDITIONAL):
         return value.condition

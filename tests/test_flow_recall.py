@@ -1,0 +1,274 @@
+"""Device-flow shapes taken from real bugs (bench/realworld): names bound on one path, dicts with
+string keys, modules held under loss names, a model's parameters, moves by hand."""
+
+from __future__ import annotations
+
+from test_flow import analyse, event_types, kinds, module_env
+
+from flake8_device.analysis.flow import Kind
+from flake8_device.analysis.flow.values import alternatives
+
+
+def test_name_bound_on_one_path_keeps_its_value_where_it_is_used() -> None:
+    # Along the other path `reg` is unbound: where it is used, it is the module built on the first.
+    body = """
+        model = nn.Linear(2, 2).to(device)
+        if use_reg:
+            reg = nn.BatchNorm1d(2)
+        for x in batches:
+            out = model(x.to(device))
+            if use_reg:
+                out = out + reg(out)
+        """
+    assert kinds(body)["reg"] is Kind.HOST
+    assert event_types(body) == ["Mix"]
+
+
+def test_parameters_and_imports_bound_on_one_path_stay_unknown() -> None:
+    analysis = analyse(
+        """
+        def f(x, device):
+            if device == "cpu":
+                x = torch.zeros(3)
+            return x
+        """
+    )
+    function = next(node for node in analysis.final_env if node is not analysis.ctx.module)
+    assert analysis.final_env[function].get("x", None) is None or analysis.final_env[function]["x"].kind in (
+        Kind.MAYBE,
+        Kind.UNKNOWN,
+    )
+
+
+def test_a_dict_with_string_keys_keeps_each_value() -> None:
+    env = module_env(
+        """
+        criteria = {"mse": nn.MSELoss().to(device)}
+        if use_mel:
+            criteria["mel"] = nn.BatchNorm1d(3)
+        mse = criteria["mse"]
+        mel = criteria["mel"]
+        other = criteria.get("mse")
+        """
+    )
+    assert env["mse"].kind is Kind.ACCEL and env["other"].kind is Kind.ACCEL
+    assert env["mel"].kind is Kind.HOST
+
+
+def test_a_dict_with_computed_keys_joins_its_values() -> None:
+    env = module_env(
+        """
+        parts = {}
+        parts[name] = torch.zeros(3)
+        parts["b"] = torch.zeros(3).to(device)
+        x = parts["b"]
+        """
+    )
+    assert {a.kind for a in alternatives(env["x"])} == {Kind.HOST, Kind.ACCEL}
+
+
+def test_a_module_held_under_a_loss_name_is_a_loss_never_moved() -> None:
+    body = """
+        class Regularizer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(4)
+
+            def forward(self, a, b):
+                return (self.bn(a) * self.bn(b)).sum()
+
+        emb = nn.Linear(4, 4).to(device)
+        reg_loss = Regularizer()
+        for x in batches:
+            z = emb(x.to(device))
+            total = reg_loss(z, z)
+        """
+    assert event_types(body) == ["UnmovedLossOrMetric"]
+
+
+def test_a_local_loss_class_compares_its_arguments() -> None:
+    env = module_env(
+        """
+        class MelLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mel", torch.ones(3, 3))
+
+        criterion = MelLoss()
+        """
+    )
+    assert env["criterion"].compares
+
+
+def test_a_modules_parameters_are_where_it_is() -> None:
+    env = module_env(
+        """
+        host = nn.Linear(2, 2)
+        moved = nn.Linear(2, 2).to(device)
+        a = [p for p in host.parameters()]
+        for name, p in moved.named_parameters():
+            b = p.data
+        """
+    )
+    assert env["a"].kind is Kind.CONTAINER and env["a"].elements[0].kind is Kind.HOST
+    assert env["b"].kind is Kind.ACCEL
+
+
+def test_moving_every_parameter_by_hand_moves_the_model() -> None:
+    env = module_env(
+        """
+        model = nn.Linear(2, 2)
+        for param in model.parameters():
+            if param.device != device:
+                param.data = param.data.to(device)
+        """
+    )
+    assert env["model"].kind is Kind.ACCEL
+
+
+def test_an_empty_placeholder_tested_for_content_meets_nothing() -> None:
+    guarded = """
+        cache = {"keys": torch.tensor([]), "values": torch.empty(0)}
+        k = v = torch.ones(3).to(device)
+        if cache["keys"].numel() != 0:
+            k = torch.cat((cache["keys"], k))
+            v = torch.cat((cache["values"], v))
+        """
+    assert event_types(guarded) == []
+    # Without the test, the empty CPU accumulator meets the device tensors (torch.cat checks devices).
+    accumulator = """
+        losses = torch.tensor([])
+        for x in batches:
+            losses = torch.cat([losses, x.to(device)])
+        """
+    assert event_types(accumulator) == ["Mix"]
+
+
+def test_a_cpu_device_object_is_the_cpu() -> None:
+    assert kinds('device = torch.device("cpu")\nx = torch.ones(3).to(device)')["x"] is Kind.HOST
+
+
+def test_a_module_moved_into_another_name_moves_in_place() -> None:
+    env = module_env(
+        """
+        model = nn.Linear(2, 2)
+        wrapped = model.to(device)
+        x = torch.ones(3)
+        y = x.to(device)
+        """
+    )
+    assert env["model"].kind is Kind.ACCEL
+    assert env["x"].kind is Kind.HOST  # a tensor's move makes a new tensor
+
+
+def test_a_constructor_that_moves_its_model_in_place() -> None:
+    body = """
+        class Trainer:
+            def __init__(self, model, device):
+                self.model = model.to(device)
+                self.wrapped = nn.parallel.DistributedDataParallel(model, device_ids=[device])
+
+            def step(self, x):
+                return self.wrapped(x.to(self.model.weight.device))
+
+        net = nn.Linear(2, 2)
+        trainer = Trainer(net, device)
+        """
+    assert kinds(body)["net"] is Kind.ACCEL
+
+
+def test_a_forward_that_moves_the_items_of_its_batch_accepts_a_host_batch() -> None:
+    body = """
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, batch):
+                return self.fc(batch["features"].to(next(self.parameters()).device))
+
+        model = Backbone().to(device)
+        for batch in loader:
+            out = model(batch)
+        """
+    assert event_types(body) == []
+
+
+def test_a_loss_factory_given_host_class_weights() -> None:
+    body = """
+        from losses import get_loss
+
+        weights = torch.tensor([1.0, 2.0, 4.0])
+        criterion = get_loss("cross_entropy", weight=weights)
+        placed = get_loss("cross_entropy", weight=weights, device=device)
+        model = nn.Linear(4, 3).to(device)
+        x = torch.ones(2, 4).to(device)
+        loss = criterion(model(x), targets.to(device)) + placed(model(x), targets.to(device))
+        """
+    assert event_types(body) == ["UnmovedLossOrMetric"]
+
+
+def test_a_hook_one_subclass_implements_runs_for_the_base_class() -> None:
+    body = """
+        class Base(nn.Module):
+            def forward(self, x):
+                return self.apply_transform(x)
+
+        class AddNoise(Base):
+            def __init__(self):
+                super().__init__()
+                self.noise = torch.distributions.Normal(0.0, 1.0)
+
+            def apply_transform(self, x):
+                return x + self.noise.sample(x.shape)
+
+        augment = AddNoise()
+        out = augment(torch.ones(3).to(device))
+        """
+    assert "HostMeetsInput" in event_types(body)
+
+
+def test_a_module_keeping_only_plain_tensors_has_nothing_to_move() -> None:
+    env = module_env(
+        """
+        class Bank(nn.Module):
+            def __init__(self, clips):
+                super().__init__()
+                self.clips = clips
+
+        class Wrapper(nn.Module):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+
+        bank = Bank([torch.randn(4) for _ in range(3)])
+        wrapped = Wrapper(nn.Linear(2, 2).to(device))
+        """
+    )
+    assert not env["bank"].stateful
+    assert env["wrapped"].kind is Kind.ACCEL
+
+
+def test_factories_in_functions_follow_an_accelerator_default_device() -> None:
+    analysis = analyse(
+        """
+        import numpy as np
+
+        at_import = torch.zeros(3)
+
+        def build(n):
+            made = torch.ones(n)
+            layer = nn.Linear(2, 2)
+            kept = torch.from_numpy(np.ones(n))
+            return made, layer, kept
+
+        def main():
+            torch.set_default_device("cuda")
+            return build(3)
+        """
+    )
+    build = next(f for f in analysis.final_env if getattr(f, "name", None) and f.name.value == "build")
+    env = analysis.final_env[build]
+    assert env["made"].kind is Kind.ACCEL and env["layer"].kind is Kind.ACCEL
+    assert env["kept"].kind is Kind.HOST  # from_numpy ignores the default device
+    assert analysis.final_env[analysis.ctx.module]["at_import"].kind is Kind.HOST  # before any setting runs
