@@ -28,6 +28,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     carries_tensor,
     common_device,
+    compatible,
     container_of,
     element_values,
     leaves,
@@ -130,7 +131,9 @@ class CallsMixin(InterpreterBase):
         accepts = returned.accepts if returned is not None else frozenset()
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
             for argument in arguments:
-                host = next((v for v in leaves(argument.value) if _unmoved_input(v)), None)
+                host = next(
+                    (v for v in leaves(argument.value) if _unmoved_input(v) and compatible(v, callee)), None
+                )
                 if host is not None and id(argument.expr) not in accepts:
                     event = InputNotMoved(node, Operand(node.func, callee), Operand(argument.expr, host))
                     self._emit(event, argument.expr)
@@ -144,6 +147,8 @@ class CallsMixin(InterpreterBase):
                 origin=callee.origin,
                 grad=self.no_grad == 0,
                 condition=callee.condition,
+                guard=callee.guard,
+                placed_by=callee.placed_by,
             )
         if callee.kind is Kind.HOST and callee.module is True and callee.stateful:
             self._meet(
@@ -155,7 +160,14 @@ class CallsMixin(InterpreterBase):
             return UNKNOWN
         if callee.kind is Kind.INPUT and callee.module is True:
             for argument in tensors:
-                host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
+                host = next(
+                    (
+                        v
+                        for v in leaves(argument.value)
+                        if v.kind is Kind.HOST and tensorish(v) and compatible(v, callee)
+                    ),
+                    None,
+                )
                 if host is not None and not host.scalar and id(argument.expr) not in accepts:
                     self._emit(
                         HostMeetsInput(

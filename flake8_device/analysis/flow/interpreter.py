@@ -353,7 +353,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         elif isinstance(statement, cst.Try):
             self._try(statement)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            self.state.env[statement.name.value] = UNKNOWN
+            name = statement.name.value
+            if self.analysis.program.functions.get(name) is statement:
+                # The file's own function: calls to it apply its summary (see ``_local_callee``).
+                self.state.env.pop(name, None)
+            else:
+                self.state.env[name] = UNKNOWN
         elif isinstance(statement, cst.Match):
             self._match(statement)
         # Other compound statements (none in Python 3.12) are skipped: their bindings are
@@ -903,6 +908,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 grad=a.grad or b.grad,
                 source=a.source if a.source == b.source else None,
                 guard=a.guard or b.guard,
+                placed_by=a.placed_by or b.placed_by,
             )
         if tensorish(a) and tensorish(b) and (a.scalar or b.scalar) and a.kind is not b.kind:
             # A 0-dim CPU tensor combines with a tensor anywhere: the result is where the other one is.

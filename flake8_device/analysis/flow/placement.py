@@ -11,7 +11,15 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
 from flake8_device.analysis.flow.syntax import path_of
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, carries_tensor, union
+from flake8_device.analysis.flow.values import (
+    ALWAYS,
+    UNKNOWN,
+    Kind,
+    Value,
+    carries_tensor,
+    negate,
+    union,
+)
 from flake8_device.analysis.symbols import dotted_name
 
 
@@ -179,14 +187,28 @@ class PlacementMixin(InterpreterBase):
         default given a device by some callers)."""
         placed: list[Value] = []
         text = self.ctx.code_for(node)
+        # Values placed by one device variable are on the CPU together along the paths where it is
+        # the CPU: ``model.to(device)`` and ``x.to(device)`` never meet across its alternatives.
+        on_host = f"{text} is host"
         for alternative in bound.alternatives:
             literal = alternative.constant
             if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
-                placed.append(Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard))
+                placed.append(
+                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=on_host)
+                )
             elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
                 literal is None and DEVICE_NAME.search(text)
             ):
-                placed.append(Value(Kind.ACCEL, device=text, origin=origin, module=module, guard=alternative.guard))
+                placed.append(
+                    Value(
+                        Kind.ACCEL,
+                        device=text,
+                        origin=origin,
+                        module=module,
+                        guard=alternative.guard,
+                        placed_by=negate(on_host),
+                    )
+                )
             else:
                 return None
         return union(placed)

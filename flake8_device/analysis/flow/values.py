@@ -112,6 +112,10 @@ class Value:
     # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
     # that a later test of the same condition keeps only the alternatives of its own paths.
     guard: str | None = None
+    # An alternative placed by one alternative of a device variable (``x.to(device)`` where
+    # ``device`` is "cpu" for some callers): which one (``device is host`` or its negation), so
+    # that what one device variable placed never meets across its alternatives.
+    placed_by: str | None = None
 
 
 UNKNOWN = Value()
@@ -185,7 +189,9 @@ def assuming(value: Value, condition: str) -> Value:
 
 def compatible(a: Value, b: Value) -> bool:
     """Whether two alternatives can hold on one path (not from the two arms of one test)."""
-    return not (a.guard and b.guard and a.guard == negate(b.guard))
+    return not (a.guard and b.guard and a.guard == negate(b.guard)) and not (
+        a.placed_by and b.placed_by and a.placed_by == negate(b.placed_by)
+    )
 
 
 def lift(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -286,6 +292,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             class_name=a.class_name if a.class_name == b.class_name else None,
             attributes=a.attributes if a.attributes == b.attributes else (),
             guard=a.guard if a.guard == b.guard else None,
+            placed_by=a.placed_by if a.placed_by == b.placed_by else None,
         )
     return UNKNOWN
 
@@ -429,6 +436,7 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 grad=any(v.grad for v in values),
                 scalar=all(v.scalar for v in values),
                 guard=next((v.guard for v in values if v.guard), None),
+                placed_by=next((v.placed_by for v in values if v.placed_by), None),
             )
         )
     return union(results) if results else UNKNOWN

@@ -1,0 +1,133 @@
+"""The device flow across the file's calls: the script calling its functions, deep call chains,
+device variables shared by caller and callee."""
+
+from __future__ import annotations
+
+from tests.test_flow import event_types
+
+
+def test_the_script_calls_the_files_functions() -> None:
+    # A `def` at the top level binds the function the script's calls then apply.
+    body = """
+        def load_model():
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            return nn.Linear(3, 3).to(device)
+
+        def detect(model, image):
+            return model(image).detach().numpy()
+
+        if __name__ == "__main__":
+            model = load_model()
+            detect(model, torch.ones(3).to(model.weight.device))
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+    # Rebound to something else, the name is no longer the function.
+    body = """
+        def load_model():
+            return nn.Linear(3, 3).cuda()
+
+        def detect(model, image):
+            return model(image).detach().numpy()
+
+        detect = make_detector()
+        detect(load_model(), torch.ones(3).cuda())
+        """
+    assert event_types(body) == []
+
+
+def test_a_deep_call_chain_is_followed_from_its_top() -> None:
+    # The script calls `main`, which calls the model, whose forward calls a submodule's forward, which
+    # calls a helper: the chain is as deep as the summaries go, and a summary made while its callees
+    # were cut off is not reused where they are not.
+    body = """
+        import numpy as np
+
+        def rate(scores, labels):
+            return torch.eq(scores.argmax(-1), labels).float().mean()
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, h, labels):
+                return rate(self.fc(h), labels)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 4)
+                self.head = Head()
+
+            def forward(self, x, labels):
+                return self.head(self.enc(x), labels)
+
+        def main(steps):
+            model = Net().cuda()
+            for _ in range(steps):
+                acc = model(torch.randn(2, 4).cuda(), torch.zeros(2).long().cuda())
+                print(np.array([acc * 100]))
+
+        main(3)
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+
+
+def test_what_one_device_variable_places_never_meets_across_its_alternatives() -> None:
+    # `device` is "cpu" for the script's call and may be an accelerator for other callers: the
+    # model and the batch are on the CPU together, or on the device together.
+    body = """
+        def train(model, loader, device):
+            for x, y in loader:
+                x = x.to(device)
+                if flip:
+                    x = x.flip(0)
+                loss = F.cross_entropy(model(x), y.to(device))
+
+        def main(device="cpu"):
+            model = nn.Linear(4, 3).to(device)
+            train(model, [(torch.randn(2, 4), torch.zeros(2).long())], device)
+
+        main("cpu")
+        """
+    assert event_types(body) == []
+    # A batch left where the loader put it still meets the model on the device.
+    body = """
+        def train(model, loader, device):
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y.to(device))
+
+        def main(device="cpu"):
+            model = nn.Linear(4, 3).to(device)
+            train(model, [(torch.randn(2, 4), torch.zeros(2).long())], device)
+
+        main("cuda")
+        """
+    assert "InputNotMoved" in event_types(body)
+
+
+def test_a_model_moved_along_one_path_is_no_device_choice_of_its_own() -> None:
+    # `if args.device == "gpu": model.cuda()` and an input moved under `self.device == "gpu"` (the
+    # same flag, passed on): the link between the two tests is not known, so no mismatch is claimed.
+    body = """
+        class Predictor:
+            def __init__(self, model, device="cpu"):
+                self.model = model
+                self.device = device
+
+            def inference(self, img):
+                img = torch.from_numpy(img).float()
+                if self.device == "gpu":
+                    img = img.cuda()
+                return self.model(img)
+
+        def main(exp, args):
+            model = exp.get_model()
+            if args.device == "gpu":
+                model.cuda()
+            return Predictor(model, args.device)
+
+        predictor = main(Exp(), parse())
+        predictor.inference(np.zeros(3))
+        """
+    assert "DeviceChoiceMismatch" not in event_types(body)
