@@ -3,7 +3,8 @@ device variables shared by caller and callee."""
 
 from __future__ import annotations
 
-from tests.test_flow import event_types
+from flake8_device.analysis import flow
+from tests.test_flow import event_types, kinds
 
 
 def test_the_script_calls_the_files_functions() -> None:
@@ -131,3 +132,53 @@ def test_a_model_moved_along_one_path_is_no_device_choice_of_its_own() -> None:
         predictor.inference(np.zeros(3))
         """
     assert "DeviceChoiceMismatch" not in event_types(body)
+
+
+def test_a_device_fallback_with_or_may_name_the_accelerator() -> None:
+    body = """
+        import numpy as np
+
+        class Head(nn.Module):
+            def __init__(self, device=None):
+                super().__init__()
+                self.linear = nn.Linear(4, 3)
+                self.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+        head = Head()
+        np.asarray(head(torch.ones(2, 4).to(next(head.parameters()).device)))
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+    body = """
+        x = torch.ones(3).to(device or "cpu")
+        y = torch.ones(3).to(None or "cpu")
+        z = torch.ones(3).to(args.device or "cuda")
+        """
+    found = kinds(body)
+    assert (found["x"], found["y"], found["z"]) == (flow.Kind.ACCEL, flow.Kind.HOST, flow.Kind.ACCEL)
+
+
+def test_numpy_of_what_a_modules_own_layers_make() -> None:
+    # Model code runs wherever the module is: the output of its layers with parameters cannot go to
+    # NumPy without `.cpu()`; its raw input (a transform's CPU image) and parameter-free layers can.
+    body = """
+        class DBNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Conv2d(3, 1, 1)
+                self.act = nn.Sigmoid()
+
+            def forward(self, x, return_boxes=False):
+                prob = torch.sigmoid(self.head(x))
+                if return_boxes:
+                    return post(prob.squeeze(1).detach().numpy())
+                return prob
+
+        class ToArray(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.Sigmoid()
+
+            def forward(self, image):
+                return image.numpy(), self.act(image).numpy()
+        """
+    assert event_types(body) == ["NumpyOnAccel"]

@@ -508,7 +508,9 @@ class NumpyOnAccelerator(Rule):
 
     ## What it does
     Finds `.numpy()`, `np.asarray(t)` and `np.array(t)` applied to a tensor
-    that was moved to an accelerator (or is the output of a model there).
+    that was moved to an accelerator (or is the output of a model there), and,
+    in a module's methods, to the output of the module's own layers with
+    parameters, which is wherever the module is.
 
     ## Why is this bad?
     NumPy arrays live in host memory: the call fails with `can't convert
@@ -569,7 +571,9 @@ class NumpyOnAccelerator(Rule):
                 reason=reason,
                 insert=insert,
             )
-            self.report(event.anchor, fix=fix, tensor=tensor, device=device_text(event.tensor.value))
+            # A value made by the module's own layers is wherever the module is (an accelerator once moved).
+            device = "the module's device" if event.tensor.value.kind is Kind.INPUT else device_text(event.tensor.value)
+            self.report(event.anchor, fix=fix, tensor=tensor, device=device)
 
     def _not_a_tensor(self, expr: cst.BaseExpression) -> str | None:
         types, point = self.ctx.types, self.ctx.proof.point(expr)

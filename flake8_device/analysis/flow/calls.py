@@ -83,7 +83,7 @@ class CallsMixin(InterpreterBase):
             return self._helper_move(node, arguments)
         if qualified in ("numpy.asarray", "numpy.array") and arguments:
             first = arguments[0]
-            accel = next((v for v in leaves(first.value) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            accel = self._on_device(first.value)
             if accel is not None:
                 self._emit(NumpyOnAccel(node, Operand(first.expr, accel), node.func), node)
             return NEUTRAL
@@ -103,6 +103,26 @@ class CallsMixin(InterpreterBase):
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
         return self._call_value(node, callee, arguments, name)
+
+    def _on_device(self, value: Value) -> Value | None:
+        """A tensor inside ``value`` that NumPy cannot take: moved to an accelerator, or made by a layer
+        with parameters of the module whose method this is (model code runs wherever the module is)."""
+        for leaf in leaves(value):
+            if tensorish(leaf) and (leaf.kind is Kind.ACCEL or self._layer_output(leaf)):
+                return leaf
+        return None
+
+    def _layer_output(self, value: Value) -> bool:
+        """An output of one of this module's own layers with parameters (``self.head(feats)``)."""
+        origin = value.origin
+        return (
+            value.kind is Kind.INPUT
+            and self.in_module_class
+            and isinstance(origin, cst.Call)
+            and isinstance(origin.func, cst.Attribute)
+            and isinstance(origin.func.value, cst.Name)
+            and origin.func.value.value == self.self_name
+        )
 
     def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
         """Calling a value: a model, a loss, a metric, a transform, or something unknown."""
@@ -180,7 +200,8 @@ class CallsMixin(InterpreterBase):
                     )
             if returned is not None and returned.value.kind is not Kind.UNKNOWN:
                 return returned.value
-            return Value(Kind.INPUT, module=False)
+            # The output of a layer with parameters is made where they are (see ``_layer_output``).
+            return Value(Kind.INPUT, module=False, origin=node if callee.stateful else None)
         return UNKNOWN
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
@@ -222,7 +243,7 @@ class CallsMixin(InterpreterBase):
         if receiver.kind is Kind.CONTAINER:
             return _container_method(receiver, method)
         if method == "numpy":
-            accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            accel = self._on_device(receiver)
             if accel is not None:
                 self._emit(NumpyOnAccel(node, Operand(base, accel), node.func.attr), node)  # type: ignore[attr-defined]
                 return NEUTRAL

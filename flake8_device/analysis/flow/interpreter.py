@@ -847,7 +847,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if attr in info.parameters or attr in info.buffers:
             return Value(Kind.INPUT, module=False, origin=None)
         if callee[:1].isupper() and callee not in ("Parameter", "ModuleList", "ModuleDict", "Sequential"):
-            return Value(Kind.INPUT, module=True)
+            return Value(Kind.INPUT, module=True, stateful=f"torch.nn.{callee}" not in torch_api.STATELESS_NN_MODULES)
         return UNKNOWN
 
     def _subscript(self, node: cst.Subscript) -> Value:
