@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
     """The source of ``node`` over the span PositionProvider gives it (own parentheses excluded)."""
-    if getattr(node, "lpar", None):
-        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]
+    if getattr(node, "lpar", None) and not (isinstance(node, cst.Tuple) and not node.elements):
+        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]  # (``()`` keeps its own)
     return module.code_for_node(node)
 
 
@@ -57,7 +57,6 @@ class FileContext:
     # The original text, when known (positions of functions come from ``tree``).
     index: LineIndex | None = None
     # Line ranges the flow analysis must cover (the units flow rules selected); None: all.
-    flow_ranges: list[tuple[int, int]] | None = None
     # The checked file (None when unknown): where the project's pinned versions are looked up.
     path: str | None = None
     # The kept lines LibCST parsed (None: the whole file): maps its lines back to the file's.
@@ -140,15 +139,6 @@ class FileContext:
     @cached_property
     def functions(self) -> FunctionTable | None:
         return FunctionTable(self.tree, self.index) if self.index is not None else None
-
-    def flow_covers(self, path: tuple[str, ...]) -> bool:
-        """Should the flow analysis interpret the function at ``path`` (or the script if ``()``)?"""
-        if self.flow_ranges is None or self.functions is None:
-            return True
-        lines = self.functions.first_lines(path) if path else self.functions.script_lines
-        if path and not lines:
-            return True  # not found in the ast: do not guess, analyse it
-        return any(first <= line <= last for line in lines for first, last in self.flow_ranges)
 
     @cached_property
     def default_devices(self) -> list[DefaultDeviceSetting]:

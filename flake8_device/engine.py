@@ -41,8 +41,8 @@ class _FileScope:
     tree: ast.Module
     symbols: Symbols
     index: LineIndex
-    # Line ranges of the units flow rules selected; None means everything.
-    flow_ranges: list[tuple[int, int]] | None
+    # Where each rule may report: the line ranges of the units its markers selected.
+    report_ranges: dict[str, list[tuple[int, int]]]
     # The checked file, when known: where the project's pinned versions are looked up.
     path: str | None = None
     # Lines no fix may cross (a notebook cell's first line, in the program of all cells).
@@ -137,14 +137,14 @@ class Engine:
         selection = self._select(tree, index, [(rule, specs[rule]) for rule in candidates])
         if selection is None:
             return LintResult()
-        sparse, flow_ranges = selection
+        sparse, report_ranges = selection
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
         boundaries = frozenset(
             number for number, line in enumerate(text.splitlines(), start=1) if line in cell_markers
         ) if cell_markers else frozenset()
-        scope = _FileScope(tree, symbols, index, flow_ranges, path, boundaries)
+        scope = _FileScope(tree, symbols, index, report_ranges, path, boundaries)
         result = self._run_rules(module, sparse, scope, candidates)
         if honour_noqa and result.violations:
             result.violations = noqa.filter_violations(text, result.violations)
@@ -172,21 +172,24 @@ class Engine:
 
     def _select(
         self, tree: ast.Module, index: LineIndex, rules: Sequence[tuple[type[Rule], MarkerSpec]]
-    ) -> tuple[SparseSource, list[tuple[int, int]] | None] | None:
-        """The code to parse, and the line ranges the flow analysis must cover (None: all)."""
+    ) -> tuple[SparseSource, dict[str, list[tuple[int, int]]]] | None:
+        """The code to parse, and where each rule may report (the units its markers selected).
+
+        The flow of the selected units reads the code they call, are called from, and their
+        classes: that code is parsed too (see UnitIndex.flow_context), but a rule reports only in
+        the units it selected, with or without unit selection, so both find the same."""
         units = UnitIndex(tree)
         chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
-        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        flow_ranges = units.line_ranges(flow_units)
+        report_ranges = {rule.code: units.line_ranges(c) for (rule, _), c in zip(rules, chosen)}
         if not self.select_units:
-            return SparseSource(index.text, [], complete=True), flow_ranges
+            return SparseSource(index.text, [], complete=True), report_ranges
         if not selected:
             return None
-        # The flow of the selected units reads the code they call, are called from, and their classes.
+        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
         context = units.flow_context(flow_units) if flow_units else set()
         sparse = units.sparse_source(index, units.with_headers(selected | context))
-        return sparse, flow_ranges
+        return sparse, report_ranges
 
     @staticmethod
     def _parse(sparse: SparseSource, index: LineIndex) -> tuple[cst.Module | None, SparseSource, str | None]:
@@ -224,6 +227,7 @@ class Engine:
             except RecursionError:
                 result.internal_errors.append("fixes skipped: too deeply nested")
                 result.violations = self._violations(ctx, scope, reports, prove=False)
+            result.violations = [v for v in result.violations if _within(v, scope.report_ranges)]
         return result
 
     def _walk(
@@ -237,7 +241,6 @@ class Engine:
             tree=scope.tree,
             config=self.config,
             index=scope.index,
-            flow_ranges=scope.flow_ranges,
             path=scope.path,
             sparse=sparse,
         )
@@ -411,6 +414,11 @@ class Engine:
                 break
         remaining = self.lint(text, honour_noqa=honour_noqa, path=path, cell_markers=cell_markers)
         return FixResult(text, applied, remaining, refused)
+
+
+def _within(violation: Violation, ranges: Mapping[str, list[tuple[int, int]]]) -> bool:
+    """Reported in a unit its rule's markers selected."""
+    return any(first <= violation.line <= last for first, last in ranges.get(violation.code, ()))
 
 
 def _overlap(a: TextEdit, b: TextEdit) -> bool:

@@ -73,15 +73,11 @@ class FixProof:
         bindings = self.bindings
         if bindings is None:
             return None
-        start, end = bindings.point_of(where), bindings.end_point_of(where)
+        span = (bindings.point_of(where), bindings.end_point_of(where))
+        line = self.ctx.original_line
         for node, found in self.ctx.positions.items():
-            if not isinstance(node, kind):
-                continue
-            line = self.ctx.original_line
-            if (line(found.start.line), found.start.column) == start and (
-                line(found.end.line),
-                found.end.column,
-            ) == end:
+            start, end = (line(found.start.line), found.start.column), (line(found.end.line), found.end.column)
+            if isinstance(node, kind) and (start, end) == span:
                 return node
         return None
 
@@ -91,6 +87,7 @@ class FixProof:
 
     # -- questions rules ask -----------------------------------------------------------------
     def binding(self, name: str, at: cst.CSTNode) -> Binding | None:
+        """How ``name`` is bound where ``at`` runs (None when that place is unknown)."""
         point = self.point(at)
         bindings = self.bindings
         if point is None or bindings is None:
@@ -213,7 +210,7 @@ class FixProof:
         statement = isinstance(edit.node, (cst.BaseSmallStatement, cst.BaseStatement))
         tree = _parse_fragment(text, statement=statement)
         if tree is None:
-            return None  # not code on its own (a fragment of an argument list read as is)
+            return "the code the fix inserts could not be read, so its names are not proven bound"
         failure = self._unbound_names(tree, point, provided)
         if failure is not None:
             return failure
@@ -256,8 +253,7 @@ class FixProof:
         reads_second, writes_second = names_second
         conflicts = ((writes_first & (reads_second | writes_second)) | (writes_second & reads_first)) - edit.shared
         if conflicts:
-            name = sorted(conflicts)[0]
-            return f"the two statements depend on each other through `{name}`"
+            return f"the two statements depend on each other through `{min(conflicts)}`"
         for name in sorted(reads_second - edit.shared):
             found = bindings.binding(name, first)
             if not found.bound:

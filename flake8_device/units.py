@@ -310,48 +310,52 @@ class UnitIndex:
             chosen.append(wanted)
         return chosen
 
-    def flow_context(self, selected: set[int], depth: int = 2) -> set[int]:
-        """The units the device flow of ``selected`` reads: the functions and methods they call
-        (``depth`` calls deep), the classes they instantiate (construction, ``forward``/``__call__``),
-        the methods of their own class that set the attributes they read, and the functions and
-        script that call them (which give their parameters)."""
+    def flow_context(self, selected: set[int], depth: int = 3) -> set[int]:
+        """The units the device flow of ``selected`` reads, up to ``depth`` steps away: the functions
+        and methods they call, the classes they instantiate (construction, ``forward``/``__call__``,
+        the methods called on the instances), the methods of their own class that set the attributes
+        they read or construct it, and the code that calls them (which gives their parameters and the
+        attributes ``self`` has); and the same again around what was added."""
         facts = self._facts()
         wanted = set(selected)
         frontier = set(selected)
         for _ in range(depth):
             found: set[int] = set()
             for unit in frontier:
-                fact = facts.get(unit)
-                if fact is None:
-                    continue
-                for name in fact.calls:
-                    found |= self._functions_named.get(name, set())
-                    classes = self._classes_named.get(name, set())
-                    found |= {m for c in classes for m in self._members(c, ("__init__", "forward", "__call__"))}
-                instantiated = {c for name in fact.calls for c in self._classes_named.get(name, set())}
-                # The methods called on the instances it makes (``Predictor(m).predict(x)``).
-                found |= {m for c in instantiated for m in self._members(c, fact.calls)}
-                parent = self.units[unit].parent
-                if parent >= 0:
-                    found |= self._members(parent, fact.self_calls | {"__init__"})
-                    found |= {m for m in self._members(parent) if facts.get(m) and facts[m].sets & fact.reads}
+                found |= self._callees(unit, facts) | self._callers(unit, facts)
             found -= wanted
             wanted |= found
             frontier = found
-        # Callers, up the call chain: what the file passes the selected functions.
-        frontier = set(selected)
-        for _ in range(depth + 1):
-            callers: set[int] = set()
-            for unit in frontier:
-                name, parent = self.units[unit].name, self.units[unit].parent
-                if self.units[unit].kind == "function":
-                    callers |= {u for u, fact in facts.items() if name in fact.name_calls}
-                elif self.units[unit].kind == "method" and parent >= 0:
-                    callers |= {m for m in self._members(parent) if facts.get(m) and name in facts[m].self_calls}
-            callers -= wanted
-            wanted |= callers
-            frontier = callers
         return wanted
+
+    def _callees(self, unit: int, facts: dict[int, _UnitFacts]) -> set[int]:
+        fact = facts.get(unit)
+        if fact is None:
+            return set()
+        found: set[int] = set()
+        for name in fact.name_calls:
+            found |= self._functions_named.get(name, set())
+        instantiated = {c for name in fact.name_calls for c in self._classes_named.get(name, set())}
+        found |= {m for c in instantiated for m in self._members(c, ("__init__", "forward", "__call__"))}
+        # ``obj.m(...)``: the methods of that name in the file's classes (whichever ``obj`` is).
+        for name in fact.calls - fact.name_calls:
+            found |= self._methods_named.get(name, set())
+        parent = self.units[unit].parent
+        if parent >= 0:
+            found |= self._members(parent, fact.self_calls | {"__init__"})
+            found |= {m for m in self._members(parent) if facts.get(m) and facts[m].sets & fact.reads}
+        return found
+
+    def _callers(self, unit: int, facts: dict[int, _UnitFacts]) -> set[int]:
+        name, parent, kind = self.units[unit].name, self.units[unit].parent, self.units[unit].kind
+        if kind == "function":
+            return {u for u, fact in facts.items() if name in fact.name_calls}
+        if kind != "method" or parent < 0:
+            return set()
+        if name == "__init__":  # made by ``Cls(...)``
+            owner = self.units[parent].name
+            return {u for u, fact in facts.items() if owner in fact.name_calls}
+        return {u for u, fact in facts.items() if name in fact.calls}  # ``self.m()``, ``obj.m()``
 
     def _members(self, header: int, names: Iterable[str] | None = None) -> set[int]:
         """The method units of the class whose header unit is ``header`` (only ``names`` if given)."""
@@ -368,10 +372,13 @@ class UnitIndex:
             return cached
         facts: dict[int, _UnitFacts] = {}
         self._functions_named: dict[str, set[int]] = {}
+        self._methods_named: dict[str, set[int]] = {}
         self._classes_named: dict[str, set[int]] = {}
         for index, unit in enumerate(self.units):
             if unit.kind == "function" and unit.name:
                 self._functions_named.setdefault(unit.name, set()).add(index)
+            if unit.kind == "method" and unit.name:
+                self._methods_named.setdefault(unit.name, set()).add(index)
             if unit.kind == "header" and unit.name:
                 self._classes_named.setdefault(unit.name, set()).add(index)
             if unit.kind in ("function", "method", "statements"):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-import pytest
-
 import libcst as cst
+import pytest
 
 from flake8_device.analysis.bindings import Binding, FileBindings
 from flake8_device.engine import Engine

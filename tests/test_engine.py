@@ -184,7 +184,8 @@ class BreaksCode(Rule):
         from flake8_device.model import ReplaceNode
 
         if node.value == "value":
-            self.report(node, fix=self.make_fix(ReplaceNode(node, "value +")))
+            # Code on its own (the proof reads it), but not where it goes: `1 = 1`.
+            self.report(node, fix=self.make_fix(ReplaceNode(node, "1")))
 
 
 class Crashes(BreaksCode):
@@ -219,6 +220,22 @@ def test_a_fix_whose_result_does_not_parse_is_refused() -> None:
     result = Engine([BreaksCode]).fix("value = 1\n")
     assert result.text == "value = 1\n"
     assert result.refused and "does not parse" in result.refused[0]
+
+
+class InsertsNoCode(BreaksCode):
+    code = "DEV996"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        from flake8_device.model import ReplaceNode
+
+        if node.value == "value":
+            self.report(node, fix=self.make_fix(ReplaceNode(node, "value +")))
+
+
+def test_a_fix_inserting_what_is_not_code_is_not_proven() -> None:
+    (violation,) = Engine([InsertsNoCode]).lint("value = 1\n").violations
+    assert violation.fix_safety is FixSafety.DISPLAY_ONLY and not violation.fixable
+    assert violation.fix_reason == "the code the fix inserts could not be read, so its names are not proven bound"
 
 
 def test_a_crashing_rule_does_not_stop_the_others() -> None:
@@ -289,3 +306,10 @@ def test_the_code_passes_flake8_with_the_plugin() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_fix_titles_are_one_line() -> None:
+    """A move written over several lines is copied as is, but named on one line (JSON, SARIF, GitHub)."""
+    text = BUG.replace("model.to(device)", "model.to(\n    device,\n)")
+    (violation,) = Engine([rule_by_code("DEV101")]).lint(text).violations  # type: ignore[list-item]
+    assert violation.fix_title == "Move it too: `.to( device, )`"

@@ -1,15 +1,20 @@
-"""DEV401 conditions that a fixture cannot show (they hold for a whole file)."""
+"""DEV401 conditions that a fixture cannot show (they hold for a whole file, or span functions)."""
 
 from __future__ import annotations
 
 from flake8_device.engine import Engine
 from flake8_device.registry import rule_by_code
 
-LOAD = "import torch\n\n\ndef resume(path):\n    return torch.load(path)\n"
+LOAD = (
+    "import torch\n\n\n"
+    "def resume(model, path, device):\n"
+    "    model.to(device)\n"
+    "    model.load_state_dict(torch.load(path))\n"
+)
 
 
-def codes(source: str) -> list[str]:
-    rule = rule_by_code("DEV401")
+def codes(source: str, code: str = "DEV401") -> list[str]:
+    rule = rule_by_code(code)
     assert rule is not None
     result = Engine([rule]).lint(source)
     assert result.error is None and not result.internal_errors
@@ -25,7 +30,42 @@ def test_fsdp_and_xla_checkpoint_code_is_not() -> None:
     accelerate's fsdp_utils.py, Lightning's xla_fsdp.py)."""
     fsdp = LOAD.replace("import torch\n", "import torch\nfrom torch.distributed.fsdp import FullyShardedDataParallel\n")
     assert codes(fsdp) == []
-    local = LOAD.replace("    return", "    from torch.distributed.fsdp import fully_shard\n\n    return")
+    local = LOAD.replace("    model.to", "    from torch.distributed.fsdp import fully_shard\n\n    model.to")
     assert codes(local) == []
     xla = LOAD.replace("import torch\n", "import torch\nimport torch_xla.core.xla_model as xm\n")
     assert codes(xla) == []
+
+
+def test_a_load_without_evidence_is_left_to_dev405() -> None:
+    plain = "import torch\n\n\ndef read(path):\n    return torch.load(path)\n"
+    assert codes(plain) == []
+    assert codes(plain, "DEV405") == ["DEV405"]
+    assert codes(LOAD, "DEV405") == []  # DEV401's: one finding per load when both are on
+
+
+def test_the_state_of_a_model_moved_elsewhere_in_the_file() -> None:
+    """The file trains on `device` and saves what it trained; another function loads a checkpoint
+    into a model it never moves (pytorch/examples dcgan, neural_style)."""
+    source = (
+        "import torch\n\n\n"
+        "def train(model, device):\n"
+        "    model = model.to(device)\n"
+        "    torch.save(model.state_dict(), 'last.pt')\n\n\n"
+        "def evaluate(model, path):\n"
+        "    model.load_state_dict(torch.load(path))\n"
+    )
+    assert codes(source) == ["DEV401"]
+    cpu = source.replace("model.state_dict()", "{k: v.cpu() for k, v in model.state_dict().items()}")
+    assert codes(cpu) == []
+
+
+def test_two_loads_with_the_same_text_keep_their_own_facts() -> None:
+    source = (
+        "import torch\n\n\n"
+        "def first(path, model, device):\n"
+        "    model.to(device)\n"
+        "    model.load_state_dict(torch.load(path))\n"
+        "    return torch.load(path)\n"
+    )
+    result = Engine([rule_by_code("DEV401")]).lint(source)  # type: ignore[list-item]
+    assert [v.line for v in result.violations] == [6]

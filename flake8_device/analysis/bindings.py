@@ -812,8 +812,8 @@ class FileBindings:
                     yield number, len(line[: match.start()].encode("utf-8"))
 
     @staticmethod
-    def _in_method(cls: ScopeFacts, where: tuple[int, int]) -> bool:
-        inner = cls.child_around(where)
+    def _in_method(owner: ScopeFacts, where: tuple[int, int]) -> bool:
+        inner = owner.child_around(where)
         return inner is not None and isinstance(inner.node, (*_FUNCTIONS, ast.Lambda))
 
     def _module_statement_at(self, where: tuple[int, int]) -> ast.AST | None:

@@ -13,7 +13,7 @@ import libcst as cst
 
 from flake8_device import fixes
 from flake8_device import markers as marker
-from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis import cuda_guards, patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
 from flake8_device.analysis.types import Evidence
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
@@ -211,9 +211,14 @@ class TensorCreatedWithoutDevice(Rule):
                 continue
             qualified = self.ctx.symbols.qualify(factory.func)
             device = patterns.keyword(factory, "device")
-            if qualified not in torch_api.TENSOR_FACTORIES or (device is not None and _names_the_cpu(device.value)):
+            if device is not None and _names_the_cpu(device.value):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
-            fix = self._fix(factory, qualified, event)
+            if qualified in torch_api.TENSOR_FACTORIES:
+                fix = self._fix(factory, qualified, event)
+            elif self._makes_host_tensors(factory):
+                fix = None  # a function of this file returns it: where to place it is the caller's choice
+            else:
+                continue
             self.report(
                 factory.func,
                 fix=fix,
@@ -221,6 +226,11 @@ class TensorCreatedWithoutDevice(Rule):
                 partner=self.ctx.describe(event.partner.expr),
                 operation=event.operation,
             )
+
+    def _makes_host_tensors(self, call: cst.Call) -> bool:
+        """A call of a function of this file (which returned the host tensor)."""
+        name = call.func.value if isinstance(call.func, cst.Name) else None
+        return name is not None and name in self.ctx.flow.program.functions
 
     def _fix(self, factory: cst.Call, qualified: str, event: events.HostMeetsInput):  # type: ignore[no-untyped-def]
         if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(factory, "device") is not None:
@@ -670,8 +680,14 @@ class HardcodedCudaInModule(Rule):
     """Hard-coded CUDA inside module code.
 
     ## What it does
-    Finds `.cuda()`, `.to("cuda")`, `device="cuda"` and `torch.device("cuda")`
-    inside the methods of an `nn.Module` (including Lightning modules).
+    Finds `.cuda()`, `.to("cuda")`, `device="cuda"`, `torch.device("cuda")` and
+    the legacy CUDA tensor constructors (`torch.cuda.FloatTensor(...)`) inside
+    the methods of an `nn.Module` (including Lightning modules). Code that only
+    runs for CUDA is not hard-coding it: a branch taken only for CUDA values or
+    by the module's own CUDA switch (`x.cuda() if y.is_cuda else x`, `if
+    self.use_cuda:`), a `torch.cuda.*` query behind an availability check, a
+    throwaway probe tensor behind an availability check, and the module's own
+    `cuda`/`to`/`_apply` methods.
 
     ## Why is this bad?
     Module code runs wherever the module was moved: on the CPU in tests, on
@@ -716,7 +732,7 @@ class HardcodedCudaInModule(Rule):
     message = "`{code}` hard-codes CUDA inside a module: it fails once the module runs on the CPU, MPS or another GPU"
     fix_title = "Use {device} instead"
     fix_safety = FixSafety.UNSAFE
-    markers = (r"cuda", r"\.cuda\s*\(|[\"']cuda")
+    markers = (r"cuda", r"\.cuda\s*\(|[\"']cuda|cuda\.\w+Tensor\b")
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
@@ -725,6 +741,7 @@ class HardcodedCudaInModule(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._handled: set[int] = set()
+        self._regions_by_function: dict[int, cuda_guards.CudaRegions] = {}
 
     def _device(self, at: cst.CSTNode) -> str | None:
         """What to use instead of CUDA at ``at``: the module's own or an input's device (an input
@@ -737,16 +754,51 @@ class HardcodedCudaInModule(Rule):
             return None
         return f"{first}.device"
 
+    def _regions(self, function: cst.FunctionDef) -> cuda_guards.CudaRegions:
+        regions = self._regions_by_function.get(id(function))
+        if regions is None:
+            regions = self._regions_by_function[id(function)] = cuda_guards.cuda_only_regions(
+                function, self.ctx.symbols
+            )
+        return regions
+
+    def _decided(self, node: cst.CSTNode, value: cst.CSTNode, call: cst.Call) -> bool:
+        """Does this CUDA placement only run for CUDA (see ``analysis.cuda_guards``)?"""
+        function = self.ctx.current_function
+        if function is None:
+            return False
+        regions = self._regions(function)
+        if id(node) in regions.cuda_values or id(value) in regions.cuda_values:
+            return True  # a branch taken only for CUDA values, or by the module's CUDA switch
+        if regions.current_device:
+            return True  # written for `torch.cuda.current_device()`, which `.cuda()` means too
+        if id(node) not in regions.available:
+            return False
+        if id(value) in regions.query_arguments or id(node) in regions.query_arguments:
+            return True  # a question about CUDA, where CUDA exists
+        return cuda_guards.is_probe(call, function, self.ctx.scope_nodes(function))
+
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self._handled or not self.ctx.in_method_of_module():
             return
         function = self.ctx.current_function
         if function is not None and function.name.value in _DEVICE_METHODS:
             return  # implementing `.cuda()` / `.to()` / `_apply` is the one place CUDA belongs
+        qualified = self.ctx.symbols.qualify(node.func) or ""
+        if qualified.startswith("torch.cuda.") and qualified.endswith("Tensor"):
+            if not self._decided(node, node, node):
+                fix = self.make_fix(
+                    safety=FixSafety.DISPLAY_ONLY,
+                    device="`torch.tensor(data, device=...)` on an input's or the module's device",
+                )
+                self.report(node.func, fix=fix, code=self.ctx.describe(node))
+            return
         method = patterns.method_name(node)
         if method == "cuda":
             base = patterns.receiver(node)
             assert base is not None
+            if self._decided(node, node, node):
+                return
             device = self._device(node)
             replacement = patterns.appended(base, f".to({device})") if device else None
             self._report(node.func.attr, node, replacement, device)  # type: ignore[attr-defined]
@@ -764,6 +816,8 @@ class HardcodedCudaInModule(Rule):
         for value in candidates:
             if _is_cuda_device(value, self) or _is_cuda_literal(value):
                 self._handled.add(id(value))
+                if self._decided(node, value, node):
+                    continue
                 device = self._device(node)
                 self._report(value, value, (device,) if device else None, device)
 

@@ -96,6 +96,8 @@ class SubmoduleAssignedAfterMove(Rule):
         casts floating-point state only), a tensor to the owner's device only, a parameter's
         tensor where the parameter is made (so it stays the same, registered, parameter)."""
         attached, owner = event.attached, event.owner_value
+        if not event.definite:
+            return self._withheld(f"`{event.owner}` is moved along some paths only: moving this on all is no repair")
         if event.value.module is True:
             move = owner.move or ""
             return self.make_fix(

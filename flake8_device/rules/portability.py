@@ -7,39 +7,47 @@ import re
 
 import libcst as cst
 
-from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.scope import device_variable
-from flake8_device.model import FixSafety, InsertImport, ReplaceNode
+from flake8_device.analysis import patterns, serialization, torch_api
+from flake8_device.analysis.symbols import ast_dotted_name
+from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
 
 # Device types whose tensors always carry an index (``cuda:0``), so ``torch.device("cuda")`` never equals theirs.
 INDEXED_DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hpu", "npu", "mlu", "mtia", "xla", "privateuseone"})
-# Objects whose ``.device`` is usually a configured string, not a ``torch.device``.
+# Objects whose ``.device`` is usually a configured string, not a ``torch.device`` (also below them:
+# ``cfg.model.device``).
 _CONFIG_OWNER = re.compile(
     r"(?:^|\.)(?:args|arguments|cfg|config|conf|configs|opt|opts|options|hparams|hp|params|hyperparams|settings|"
-    r"training_args|train_args|kwargs|flags|FLAGS|namespace|ns|cli_args|parsed_args)$"
+    r"training_args|train_args|kwargs|flags|FLAGS|namespace|ns|cli_args|parsed_args)(?:$|\.)"
 )
 _FLOAT64 = frozenset({"torch.float64", "torch.double"})
 # Casts that replace a float64 dtype (``.double().float()`` is float32 again).
 _OTHER_DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char"})
-# Files whose name says they hold no device tensors: LR-scheduler and grad-scaler states (Python
-# numbers), RNG states (CPU byte tensors), checkpoint metadata (epochs, steps).
-_NO_DEVICE_TENSORS = re.compile(r"sched|scaler|rng|random_state|metadata", re.I)
-# Files about sharded (FSDP) or XLA training: code that cannot run on a CPU-only machine anyway.
-_SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b|torch_xla")
 _AVAILABILITY_CHECK = re.compile(r"is_available\s*\(|device_count\s*\(|torch\.accelerator\b|is_built\s*\(")
 
 
 class TorchLoadWithoutMapLocation(Rule):
-    """`torch.load` without `map_location`.
+    """`torch.load` without `map_location`, where the file can hold accelerator tensors this code may lack.
 
     ## What it does
-    Finds `torch.load(f)` called without `map_location`; not in a branch that
-    already checked `torch.cuda.is_available()`, not for a file the same
-    function saved itself (a round trip) or bytes from `io.BytesIO(...)`, not
-    for files named as scheduler, grad-scaler, RNG or metadata state, which
-    hold no device tensors, and not in FSDP or XLA checkpoint code, which only
-    runs on the accelerators that wrote the files.
+    Finds `torch.load(f)` without `map_location` where the file shows both that
+    the loaded file can hold accelerator tensors and that the code can run
+    elsewhere: the same file saves the `state_dict()` of a model moved to a
+    device (with a matching path, or for a load into a model); the loaded state
+    goes into a model moved to a device (here, in its class, or by the caller
+    that receives the model) or is moved itself; another `torch.load` beside it
+    passes `map_location`; or it is a training checkpoint (it holds optimizer
+    state, or Lightning's `hyper_parameters`). The message says which.
+
+    It stays silent for files the code itself saved with host values only
+    (`x.cpu()`, shapes, numbers), for state loaded into an LR scheduler or a
+    gradient scaler (numbers), for in-memory bytes (`io.BytesIO`), for files
+    shipped with the package (a path built from `__file__`) or downloaded (a URL,
+    a download helper), in a branch that checked `torch.cuda.is_available()`,
+    in FSDP or XLA checkpoint code, and where the code around the load only
+    moves to CUDA literals (`.cuda()`): there the load works on the one machine
+    the code runs on. `DEV405` (off by default) reports every other
+    `torch.load` without `map_location`.
 
     ## Why is this bad?
     `torch.load` restores every tensor on the device it was saved from. A
@@ -52,90 +60,145 @@ class TorchLoadWithoutMapLocation(Rule):
     ```python
     import torch
 
-    state = torch.load("checkpoint.pt")
-    model.load_state_dict(state)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(4, 2).to(device)
+    model.load_state_dict(torch.load("checkpoint.pt"))
     ```
 
     ## Use instead
     ```python
     import torch
 
-    state = torch.load("checkpoint.pt", map_location="cpu")
-    model.load_state_dict(state)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(4, 2).to(device)
+    model.load_state_dict(torch.load("checkpoint.pt", map_location=device))
     ```
 
     ## Fix safety
-    Safe: the fix passes the device variable in scope (`device`,
-    `self.device` in a Lightning module, a module-level `device`), where the
-    loaded tensors are going to be used, when it is certainly bound where the
-    load runs (not a local assigned further down, not a module-level name
-    defined after the module-level call that runs this code, not an attribute
-    `__init__` sets after calling this method); or else `"cpu"`, from where
-    `load_state_dict` copies them into the model wherever it lives.
+    Safe when it passes the device the evidence names (`map_location=device`)
+    and that name is definitely bound at the load in its scope (a parameter, a
+    local assigned on every path before it, a module-level name assigned before
+    the function, `self.<attr>` set at the top of `__init__`); else safe with
+    `map_location="cpu"` where the state is copied into a model
+    (`load_state_dict`) or moved afterwards, which decides where it ends up.
+    Otherwise unsafe: the device name is not provably bound there, or the loaded
+    tensors would stay on the CPU where the code may expect the saved device.
     """
 
     code = "DEV401"
     name = "torch-load-without-map-location"
     message = (
-        "`{call}` without `map_location` restores tensors on the device they were saved from: "
-        "a checkpoint saved on CUDA fails on a CPU-only or MPS machine"
+        "`{call}` without `map_location` restores tensors on the device they were saved from "
+        "({evidence}), and fails where that device is missing"
     )
-    fix_title = "Pass `map_location={device}`"
+    fix_title = "Pass `map_location={device}`{why}"
     fix_safety = FixSafety.SAFE
     markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self._guards: list[cst.If] = []
+        self._seen: dict[tuple[tuple[str, ...], str], int] = {}
 
-    def visit_If(self, node: cst.If) -> None:
-        self._guards.append(node)
-
-    def leave_If(self, node: cst.If) -> None:
-        self._guards.pop()
+    def facts(self, node: cst.Call) -> serialization.LoadFacts | None:
+        """The serialisation facts of this ``torch.load`` call (None when it is not an unmapped one)."""
+        if self.ctx.symbols.qualify(node.func) != "torch.load":
+            return None
+        if patterns.keyword(node, "map_location") is not None or any(a.star for a in node.args):
+            return None
+        if patterns.positional(node, 1) is not None:
+            return None
+        facts = serialization.facts_for(self.ctx)
+        if facts is None:
+            return None
+        path = tuple(scope.name.value for scope in self.ctx.scopes)
+        code = serialization.normalized(self.ctx.code_for(node))
+        ordinal = self._seen.get((path, code), 0)
+        self._seen[(path, code)] = ordinal + 1
+        return facts.load(path, code, ordinal)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.symbols.qualify(node.func) != "torch.load" or patterns.last_name(node.func) != "load":
+        facts = self.facts(node)
+        if facts is None or facts.evidence is None:
             return
-        if patterns.keyword(node, "map_location") is not None or any(a.star for a in node.args):
-            return
-        first = patterns.positional(node, 0) or patterns.keyword(node, "f")
-        if patterns.positional(node, 1) is not None or first is None:
-            return
-        if any("cuda.is_available" in self.ctx.code_for(guard.test) for guard in self._guards):
-            return  # this branch only runs where CUDA exists
-        if self._saved_here(first.value):
-            return  # a round trip: saved and loaded on this very machine
-        if _NO_DEVICE_TENSORS.search(self.ctx.code_for(first.value)):
-            return  # scheduler, scaler, RNG state and metadata files hold no device tensors
-        if isinstance(first.value, cst.Call) and patterns.last_name(first.value.func) == "BytesIO":
-            return  # bytes serialised by this very run (e.g. sent between processes)
-        if self._sharded_code():
-            return  # FSDP / XLA checkpoint code only runs on the accelerators that saved the files
-        owner = self.ctx.current_class if self.ctx.current_function is not None else None
-        device = device_variable(self.ctx, self.ctx.current_function, owner, node)
-        if device is None or self.ctx.proof.unbound(device, at=node) is not None:
-            device = '"cpu"'  # always valid: `load_state_dict` copies into the model wherever it is
-        replaced, parts = patterns.keyword_added(node, "map_location", device)
-        fix = self.make_fix(ReplaceNode(replaced, *parts), device=device)
-        self.report(node.func, fix=fix, call=self.ctx.describe(node.func) + "(...)")
+        call = self.ctx.describe(node.func) + "(...)"
+        self.report(node.func, fix=_map_location_fix(self, node, facts), call=call, evidence=facts.evidence.reason)
 
-    def _sharded_code(self) -> bool:
-        cached: bool | None = getattr(self, "_sharded", None)
-        if cached is None:
-            text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
-            cached = self._sharded = _SHARDED_CODE.search(text) is not None
-        return cached
 
-    def _saved_here(self, target: cst.BaseExpression) -> bool:
-        scope = self.ctx.current_function or self.ctx.module
-        wanted = self.ctx.code_for(target)
-        for other in self.ctx.scope_nodes(scope):
-            if isinstance(other, cst.Call) and self.ctx.symbols.qualify(other.func) == "torch.save":
-                saved_to = patterns.positional(other, 1) or patterns.keyword(other, "f")
-                if saved_to is not None and self.ctx.code_for(saved_to.value) == wanted:
-                    return True
-        return False
+def _map_location_fix(rule: Rule, node: cst.Call, facts: serialization.LoadFacts) -> Fix:
+    if facts.device is not None and rule.ctx.proof.unbound(facts.device, at=node) is None:
+        device, safety, why = facts.device, FixSafety.SAFE, ""  # bound on every path to the load
+    elif facts.cpu_fits:
+        device, safety, why = '"cpu"', FixSafety.SAFE, ""
+    elif facts.device is not None and facts.device_visible:
+        device, safety = facts.device, FixSafety.UNSAFE
+        why = f" (unsafe: `{facts.device}` is not bound on every path to this call)"
+    elif facts.device is not None:
+        device, safety = facts.device, FixSafety.DISPLAY_ONLY
+        why = f" (shown only: no `{facts.device}` is bound here; name the device this code runs on)"
+    else:
+        device, safety = '"cpu"', FixSafety.UNSAFE
+        why = " (unsafe: the loaded tensors then stay on the CPU)"
+    replaced, parts = patterns.keyword_added(node, "map_location", device)
+    return rule.make_fix(ReplaceNode(replaced, *parts), safety=safety, device=device, why=why)
+
+
+class TorchLoadWithoutAnyMapLocation(Rule):
+    """Any `torch.load` without `map_location` (the opinionated check).
+
+    ## What it does
+    Finds every `torch.load(f)` without `map_location` that `DEV401` does not
+    report (with both on, one load gets one finding), except in-memory bytes
+    (`io.BytesIO`). Off by default: most such loads read files the code saved on
+    the CPU itself, published weights or data; this is a house style that makes
+    every load say where its tensors go.
+
+    ## Why is this bad?
+    Without `map_location`, where the tensors end up depends on where the file
+    was written: a file that holds accelerator tensors fails to load on a
+    machine without that accelerator, and loads onto `cuda:0` in every process
+    of a multi-GPU job. Nothing in the call says which kind of file it is.
+
+    ## Example
+    ```python
+    import torch
+
+    def read_features(path):
+        return torch.load(path)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def read_features(path):
+        return torch.load(path, map_location="cpu")
+    ```
+
+    ## Fix safety
+    Safe where the loaded state is copied into a model (`load_state_dict`) or
+    moved afterwards; otherwise unsafe, since the tensors then stay on the CPU
+    where the code may expect the device they were saved from.
+    """
+
+    code = "DEV405"
+    name = "torch-load-map-location-unspecified"
+    message = "`{call}` without `map_location`: where its tensors land depends on where the file was written"
+    fix_title = "Pass `map_location={device}`{why}"
+    fix_safety = FixSafety.UNSAFE
+    default_enabled = False
+    markers = (r"load\s*\(", r"(?<![\w])load\s*\(")
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._dev401 = TorchLoadWithoutMapLocation(ctx)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        facts = self._dev401.facts(node)
+        if facts is None or facts.evidence is not None:
+            return  # DEV401's, or not an unmapped load
+        if facts.quiet is not None and "BytesIO" in facts.quiet:
+            return
+        self.report(node.func, fix=_map_location_fix(self, node, facts), call=self.ctx.describe(node.func) + "(...)")
 
 
 def _is_device_attribute(rule: Rule, node: cst.BaseExpression) -> bool:
@@ -176,15 +239,21 @@ class DeviceComparedWithoutIndex(Rule):
 
     ## What it does
     Finds `x.device == "cuda"`, `x.device == "cpu"` and `x.device ==
-    torch.device("cuda")` (and `!=`), where `x.device` is a tensor's or a
-    module's `torch.device`.
+    torch.device("cuda")` (and `!=`, also inside a chain such as `a.device ==
+    b.device == "cuda"`), where `x.device` is a tensor's or a module's
+    `torch.device`, or a name bound to a `torch.device` (`torch.device(...)`,
+    or a function of the file that returns only `torch.device(...)`) compared
+    with a string. Also finds `device.index` of such a name ordered against a
+    number (`device.index >= torch.cuda.device_count()`) with no check that the
+    index is there.
 
     ## Why is this bad?
     A `torch.device` never equals a string (`torch.device("cpu") == "cpu"` is
     `False`), and the device of a CUDA (or MPS, XPU, ...) tensor always carries
     an index: `cuda:0` is not equal to `torch.device("cuda")`. The comparison
     is always `False` (`!=` always `True`), so the branch meant for the GPU
-    never runs, silently.
+    never runs, silently. The index of `torch.device("cuda")` is `None`, so
+    ordering it raises `TypeError`.
 
     ## Example
     ```python
@@ -206,38 +275,137 @@ class DeviceComparedWithoutIndex(Rule):
     Safe: comparing the device type is what an index-less device means;
     a string with an index (`"cuda:1"`) is compared as `torch.device("cuda:1")`.
     The comparison becomes true where it was meant to be, which is the point.
+    Display-only inside a chain of comparisons and for an index (take the
+    index as `device.index or 0`, or compare types, as the code means).
     The fix needs `x.device` to be a `torch.device` (a configured `"cpu"`
     string has no `.type`): where `x` is not known to be a tensor (used or
     annotated as one, made by torch, `next(model.parameters())`, a Lightning
-    module's `self`), the finding says so and the fix is shown, not applied.
+    module's `self`), the fix is shown, not applied.
     """
 
     code = "DEV402"
     name = "device-compared-without-index"
-    message = "`{comparison}` is always {result}{condition}: {why}"
+    message = "`{comparison}` {outcome}: {why}"
     fix_title = "Compare like this: `{fixed}`"
     fix_safety = FixSafety.SAFE
-    # A `.device` on one side of `==`/`!=`, a string or a `...device(` call on the other.
+    # A device on one side of `==`/`!=`, a string or a `...device(` call on the other; or a device's index ordered.
     markers = (
-        r"\.device",
-        r"\.device\)*\s*[!=]=\s*(?:[rbuRBU]?[\"']|[\w.]*device\s*\()|(?:[\"']|\))\s*[!=]=\s*[\w.()\[\]]*\.device\b",
+        r"device",
+        (
+            r"\.device\)*\s*[!=]=\s*(?:[rbuRBU]?[\"']|[\w.]*device\s*\()|(?:[\"']|\))\s*[!=]=\s*[\w.()\[\]]*\.device\b",
+            r"\w*device\w*\s*[!=]=\s*[rbuRBU]?[\"']|[\"']\s*[!=]=\s*\w*device",
+            r"device\w*\.index\s*[<>]|[<>]=?\s*\w*device\w*\.index\b",
+        ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._names: dict[int, set[str]] = {}
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) != 1:
-            return
-        target = node.comparisons[0]
-        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
-            return
-        operator = "==" if isinstance(target.operator, cst.Equal) else "!="
-        for device, other in ((node.left, target.comparator), (target.comparator, node.left)):
-            if _is_device_attribute(self, device):
-                self._check(node, device, other, operator)
-                return
+        chained = len(node.comparisons) > 1
+        left = node.left
+        for target in node.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+                operator = "==" if isinstance(target.operator, cst.Equal) else "!="
+                for device, other in ((left, right), (right, left)):
+                    if _is_device_attribute(self, device):
+                        if self._check(node, device, other, operator, chained=chained):
+                            return
+                    elif self._device_name(device) and patterns.string_value(other) is not None:
+                        if self._check(node, device, other, operator, chained=chained):
+                            return
+            elif not chained and isinstance(target.operator, _ORDERINGS):
+                for index in (left, right):
+                    if self._indexless_index(index):
+                        self._report_index(node, index)
+                        return
+            left = right
+
+    def _device_name(self, node: cst.BaseExpression) -> bool:
+        """A name of this function bound only to ``torch.device(...)`` (directly or by a function of the file)."""
+        return isinstance(node, cst.Name) and node.value in self._device_names()
+
+    def _device_names(self) -> set[str]:
+        scope = self.ctx.current_function or self.ctx.module
+        names = self._names.get(id(scope))
+        if names is None:
+            bound: dict[str, list[cst.BaseExpression]] = {}
+            elsewhere: set[str] = set()  # bound by a loop, a `with`, `:=`, `+=`: not only devices
+            for other in self.ctx.scope_nodes(scope):
+                if isinstance(other, cst.Assign):
+                    for target in other.targets:
+                        if isinstance(target.target, cst.Name):
+                            bound.setdefault(target.target.value, []).append(other.value)
+                elif isinstance(other, (cst.For, cst.CompFor)) and isinstance(other.target, cst.Name):
+                    elsewhere.add(other.target.value)
+                elif isinstance(other, cst.AsName) and isinstance(other.name, cst.Name):
+                    elsewhere.add(other.name.value)
+                elif isinstance(other, (cst.NamedExpr, cst.AugAssign, cst.AnnAssign)):
+                    if isinstance(other.target, cst.Name):
+                        elsewhere.add(other.target.value)
+            params = set()
+            if self.ctx.current_function is not None:
+                fn = self.ctx.current_function.params
+                params = {p.name.value for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)}
+            names = self._names[id(scope)] = {
+                name
+                for name, values in bound.items()
+                if name not in params | elsewhere and all(self._makes_device(v) for v in values)
+            }
+        return names
+
+    def _makes_device(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        if self.ctx.symbols.qualify(value.func) == "torch.device":
+            return True
+        return isinstance(value.func, cst.Name) and _returns_devices(self.ctx, value.func.value)
+
+    def _indexless_index(self, node: cst.BaseExpression) -> bool:
+        """``device.index`` of a name built by ``torch.device(...)`` without an index, never checked for None.
+
+        Reading ``.index`` means the name holds a device there; the name may be rebound to other
+        things elsewhere (a parameter made into a device, a fallback string later on)."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "index" and isinstance(node.value, cst.Name)):
+            return False
+        name = node.value.value
+        scope = self.ctx.current_function or self.ctx.module
+        built = False
+        for other in self.ctx.scope_nodes(scope):
+            if isinstance(other, cst.Comparison) and any(
+                isinstance(t.operator, (cst.Is, cst.IsNot)) for t in other.comparisons
+            ):
+                if f"{name}.index" in self.ctx.code_for(other):
+                    return False  # the missing index is handled
+            if isinstance(other, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in other.targets
+            ):
+                value = other.value
+                if isinstance(value, cst.Call) and self._makes_device(value):
+                    first = patterns.positional(value, 0)
+                    literal = first is not None and isinstance(first.value, _STRINGS)
+                    if len(value.args) > 1 or (literal and ":" in self.ctx.code_for(first.value)):  # type: ignore
+                        return False  # built with an index
+                    built = True
+        return built
+
+    def _report_index(self, node: cst.Comparison, index: cst.BaseExpression) -> None:
+        owner = self.ctx.describe(index.value)  # type: ignore[attr-defined]
+        why = f"`{owner}.index` is None for a device built without one (`torch.device(\"cuda\")`)"
+        fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, fixed=f"({owner}.index or 0)")
+        self.report(node, fix=fix, comparison=self.ctx.describe(node), outcome="raises TypeError", why=why)
 
     def _check(
-        self, node: cst.Comparison, device: cst.BaseExpression, other: cst.BaseExpression, operator: str
-    ) -> None:
+        self,
+        node: cst.Comparison,
+        device: cst.BaseExpression,
+        other: cst.BaseExpression,
+        operator: str,
+        *,
+        chained: bool = False,
+    ) -> bool:
         result = "False" if operator == "==" else "True"
         text = patterns.string_value(other)
         device_code = self.ctx.describe(device)
@@ -254,28 +422,32 @@ class DeviceComparedWithoutIndex(Rule):
         else:
             found = _indexless_device(self, other)
             if found is None:
-                return
+                return False
             string, kind = found
             why = f"a tensor's device always has an index (`{kind}:0`), which `{self.ctx.describe(other)}` lacks"
             imports = ()
             parts = (device, f".type {operator} ", string)
             fixed = f"{device_code}.type {operator} {string.value}"  # type: ignore[attr-defined]
-        unproven = self._not_a_device(device)
-        condition = f" if `{device_code}` is a `torch.device`" if unproven else ""
-        fix = self.make_fix(
-            ReplaceNode(node, *parts),
-            *imports,
-            safety=FixSafety.DISPLAY_ONLY if unproven else None,
-            reason=unproven,
-            fixed=fixed,
-        )
-        self.report(
-            node, fix=fix, comparison=self.ctx.describe(node), result=result, condition=condition, why=why
-        )
+        if chained:
+            outcome = "is always False" if operator == "==" else "may be always True"
+            fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, fixed=fixed)
+        else:
+            outcome = f"is always {result}"
+            unproven = self._not_a_device(device)
+            fix = self.make_fix(
+                ReplaceNode(node, *parts),
+                *imports,
+                safety=FixSafety.DISPLAY_ONLY if unproven else None,
+                reason=unproven,
+                fixed=fixed,
+            )
+        self.report(node, fix=fix, comparison=self.ctx.describe(node), outcome=outcome, why=why)
+        return True
 
     def _not_a_device(self, device: cst.BaseExpression) -> str | None:
         """Why ``x.device`` may not be a ``torch.device`` (a configured string has no ``.type``)."""
-        assert isinstance(device, cst.Attribute)
+        if not isinstance(device, cst.Attribute):
+            return None  # a name bound to `torch.device(...)` (see the callers)
         types, point = self.ctx.types, self.ctx.proof.point(device)
         try:
             owner = ast.parse(self.ctx.code_for(device.value).strip(), mode="eval").body
@@ -287,6 +459,33 @@ class DeviceComparedWithoutIndex(Rule):
         lightning = cls is not None and self.ctx.symbols.is_lightning_module_class(cls.name.value)
         evidence = types.device_owner(owner, point, lightning=lightning)
         return None if evidence else evidence.reason
+
+
+_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def _returns_devices(ctx, name: str) -> bool:  # type: ignore[no-untyped-def]
+    """Is ``name`` a function of this file whose every ``return`` gives ``torch.device(...)``?"""
+    cache = ctx.__dict__.setdefault("_device_returning_functions", {})
+    found = cache.get(name)
+    if found is None:
+        found = False
+        if ctx.tree is not None:
+            for statement in ctx.tree.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+                    returns = [
+                        n.value
+                        for n in ast.walk(statement)
+                        if isinstance(n, ast.Return) and n.value is not None
+                    ]
+                    found = bool(returns) and all(
+                        isinstance(r, ast.Call)
+                        and ctx.symbols.qualify_dotted(ast_dotted_name(r.func)) == "torch.device"
+                        for r in returns
+                    )
+        cache[name] = found
+    return found
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:
@@ -301,8 +500,10 @@ class Float64OnMps(Rule):
     Finds float64 tensors placed on Apple's `mps` device in one expression:
     `torch.zeros(n, dtype=torch.float64, device="mps")`, `x.double().to("mps")`,
     `x.to("mps").double()`, `x.to("mps", torch.float64)`, where the device is
-    `"mps"`, `torch.device("mps")`, a conditional choosing `"mps"`, or a name
-    bound to one of these in the same function.
+    `"mps"`, `torch.device("mps")`, a conditional choosing `"mps"`, a device
+    that is MPS on Apple machines (Accelerate's `accelerator.device`,
+    `torch.accelerator.current_accelerator()`), or a name bound to one of these
+    in the same function.
 
     ## Why is this bad?
     The MPS backend has no float64: the move fails with `Cannot convert a MPS
@@ -332,10 +533,10 @@ class Float64OnMps(Rule):
 
     code = "DEV403"
     name = "float64-on-mps"
-    message = "`{cast}` makes a float64 tensor for the `mps` device, which has no float64 support"
+    message = "`{cast}` makes a float64 tensor for {where}, and MPS has no float64 support"
     fix_title = "Use `torch.float32` on MPS (or keep the float64 computation on the CPU)"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"mps", r"float64|\bdouble\b")
+    markers = (r"mps|accelerator\.device|current_accelerator\s*\(", r"float64|\bdouble\b")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.symbols.qualify(node.func)
@@ -363,7 +564,8 @@ class Float64OnMps(Rule):
         cast = (
             self.ctx.describe(anchor) if not isinstance(anchor, cst.Name) or anchor.value != "double" else ".double()"
         )
-        self.report(anchor, fix=self.make_fix(), cast=cast)
+        where = self._where or "the `mps` device"
+        self.report(anchor, fix=self.make_fix(), cast=cast, where=where)
 
     def _float64(self, node: cst.BaseExpression) -> bool:
         written = patterns.last_name(node) in ("float64", "double")  # what the marker finds, aliases aside
@@ -425,11 +627,26 @@ class Float64OnMps(Rule):
             node = patterns.receiver(node)
         return False
 
+    _where: str | None = None
+
     def _mps(self, node: cst.BaseExpression, depth: int = 0) -> bool:
-        """Is this device expression ``mps`` (a literal, ``torch.device("mps")``, a conditional, a bound name)?"""
+        """Is this device expression ``mps`` (a literal, ``torch.device("mps")``, a conditional, a bound name), or
+        one that is MPS on Apple machines (Accelerate's ``accelerator.device``,
+        ``torch.accelerator.current_accelerator()``)?"""
+        if depth == 0:
+            self._where = None
         if depth > 3:
             return False
         if _device_literal(node) == "mps":
+            return True
+        if isinstance(node, cst.Attribute) and node.attr.value == "device" and (
+            patterns.last_name(node.value) == "accelerator"
+        ):
+            self._where = f"`{self.ctx.describe(node)}`, which is `mps` on Apple machines"
+            return True
+        qualified = self.ctx.symbols.qualify(node.func) if isinstance(node, cst.Call) else None
+        if qualified == "torch.accelerator.current_accelerator":
+            self._where = f"`{self.ctx.describe(node)}`, which is `mps` on Apple machines"
             return True
         if isinstance(node, cst.Call) and self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
             return self._mps(node.args[0].value, depth + 1)

@@ -168,15 +168,13 @@ class FlowAnalysis:
                 context.setdefault(name, []).append(value)
 
     def _run(self) -> None:
-        # Events come from the code flow rules selected (other rules' units are parsed too).
-        # Callers run before the functions they call, so that those start from what they are given.
-        # The code parsed only as context for them is interpreted too, reporting nothing: it gives
-        # the functions it calls what it passes them.
+        # Every scope parsed is interpreted (the engine keeps a rule's findings where its markers
+        # select it to report).  Callers run before the functions they call, so that those start from
+        # what they are given.
         module = self.ctx.module
-        self.final_env[module] = Interpreter(self, None, None, report=self.ctx.flow_covers(())).run(module.body)
+        self.final_env[module] = Interpreter(self, None, None).run(module.body)
         for function, owner, path in _callers_first(list(_functions(module.body, None, ()))):
-            interpreter = Interpreter(self, function, owner, path, report=self.ctx.flow_covers(path))
-            self.final_env[function] = interpreter.run_function()
+            self.final_env[function] = Interpreter(self, function, owner, path).run_function()
 
 
 def functions_with_owners(module: cst.Module) -> dict[cst.FunctionDef, cst.ClassDef | None]:

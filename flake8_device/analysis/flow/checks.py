@@ -37,6 +37,7 @@ from flake8_device.analysis.flow.values import (
     UNKNOWN,
     Kind,
     Value,
+    alternatives,
     placement_condition,
     tensorish,
 )
@@ -249,15 +250,18 @@ class ChecksMixin(InterpreterBase):
         root = root_path(owner_expr)
         if root is None:
             return
-        owner_value = self.state.env.get(root)
-        if owner_value is None or owner_value.kind is not Kind.ACCEL or owner_value.module is False:
+        known = self.state.env.get(root)
+        # The owner on the device along some path; what is attached on the host along every path.
+        owner_value = next((a for a in alternatives(known) if a.kind is Kind.ACCEL), None) if known else None
+        if owner_value is None or owner_value.module is False:
             return
-        if value.kind is not Kind.HOST or value.batch:
+        made = alternatives(value)
+        if not all(v.kind is Kind.HOST and not v.batch and v.module is not None for v in made):
             return
-        if value.module is None:
-            return
+        value = made[0]
         target = self.ctx.code_for(owner_expr)
-        event = AttachAfterMove(root, owner_value, value_node, target, value, owner_expr)
+        definite = known is not None and known.kind is Kind.ACCEL
+        event = AttachAfterMove(root, owner_value, value_node, target, value, owner_expr, definite)
         if self.record:
             self.state.pending[root] = self.state.pending.get(root, ()) + (event,)
 

@@ -66,6 +66,8 @@ class AttachAfterMove:
     # What is attached (a module, or a tensor), and where (``model.head``, or ``model`` in ``setattr``).
     value: Value = field(default_factory=Value)
     target_node: cst.BaseExpression | None = None
+    # The owner is on the device along every path (not only where one branch moved it).
+    definite: bool = True
 
 
 @dataclass(frozen=True)

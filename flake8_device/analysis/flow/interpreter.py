@@ -149,6 +149,13 @@ def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     return None
 
 
+def _combined_source(a: Value, b: Value) -> str | None:
+    """The parameter a value computed from ``a`` and ``b`` follows; ``"*"`` when several."""
+    if a.source == b.source:
+        return a.source
+    return "*" if a.source or b.source else None
+
+
 def _clash(a: Value, b: Value) -> bool:
     """Tensors on the host and on the accelerator: the operation fails along this path."""
     kinds = {a.kind, b.kind}
@@ -177,9 +184,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.moved_in_place: dict[str, Value] = {}
         # The attributes of ``self`` the run started from (see ``seed_attributes``).
         self.seeded: dict[str, Value] = {}
-        # Summary mode: the parameters, and those the function moves to a device itself.
+        # Summary mode: the parameters, those the function moves to a device itself, and the pairs
+        # of them that meet.
         self.parameters: set[str] = set()
         self.moves_itself: set[str] = set()
+        self.parameter_meets: set[tuple[str, str]] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -298,6 +307,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             attributes=attributes,
             placed=placed,
             moves_itself=frozenset(self.moves_itself),
+            meets=frozenset(self.parameter_meets),
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
@@ -379,6 +389,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         path, tensor_type = found
         # (path, True): not a tensor where the test holds; (path, False): where it fails.
         return path, (not tensor_type) != negated
+
+    def _record_parameter_meet(self, places: list[tuple[tuple[int, int], Operand]]) -> None:
+        """In a summary: which parameters' tensors meet here (checked at each call, see ``meets``)."""
+        sources = {(i, o.value.source) for i, o in places if o.value.source not in (None, "*")}
+        for first_index, first in sources:
+            for second_index, second in sources:
+                if first_index != second_index and first != second:
+                    self.parameter_meets.add((min(first, second), max(first, second)))
 
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
@@ -830,7 +848,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         held = self._instance_attribute(base, attr) if base.class_name is not None else None
         if held is not None:
             return held
-        if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is False:
+        if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is not True and tensorish(base):
             return base
         if base.batch or (base.module is None and base.kind in (Kind.HOST, Kind.ACCEL)):
             return item_of(base)  # ``batch.x`` of a batch object
@@ -870,6 +888,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         break
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
+        if any(isinstance(e.slice, cst.Slice) for e in node.slice) and base.kind is not Kind.CONTAINER:
+            # ``x[a:b]``, ``x[:, 0]``: a slice of a tensor keeps its dimensions (it is no 0-dim value).
+            return lift(base, lambda v: replace(v, scalar=v.scalar) if tensorish(v) else item_of(v))
         if base.kind is Kind.CONTAINER and base.container == "tuple" and len(node.slice) == 1:
             position = node.slice[0].slice
             if isinstance(position, cst.Index) and isinstance(position.value, cst.Integer):
@@ -906,10 +927,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 origin=a.origin,
                 scalar=a.scalar and b.scalar,
                 grad=a.grad or b.grad,
-                source=a.source if a.source == b.source else None,
+                source=_combined_source(a, b),
                 guard=a.guard or b.guard,
                 placed_by=a.placed_by or b.placed_by,
             )
+        for concrete, parameter in ((a, b), (b, a)):
+            if parameter.kind is Kind.INPUT and parameter.source and concrete.kind in (Kind.HOST, Kind.ACCEL):
+                # A parameter (in a summary) may be a number: along the paths that do not fail,
+                # the result is where the tensor is.
+                return replace(concrete, module=False, scalar=False, source="*")
         if tensorish(a) and tensorish(b) and (a.scalar or b.scalar) and a.kind is not b.kind:
             # A 0-dim CPU tensor combines with a tensor anywhere: the result is where the other one is.
             other = b if a.scalar and a.kind is Kind.HOST else a if b.scalar and b.kind is Kind.HOST else None
@@ -940,6 +966,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         ]
         # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
         # device-choice rule's to judge (DEV306), not a plain mix.
+        if self.summary_mode:
+            self._record_parameter_meet(places)
         hosts = [(i, o) for i, o in places if o.value.kind is Kind.HOST and o.value.condition is None]
         if not hosts:
             return
@@ -956,7 +984,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 if wanted is Kind.ACCEL:
                     self._emit(Mix(host, partner, operation), host.expr)
                 else:
-                    self._emit(HostMeetsInput(host, partner, operation, self.function), host.expr)
+                    # One finding for each place a host tensor was made (see ``_made_apart``).
+                    key = host.value.origin if isinstance(host.value.origin, cst.Call) else host.expr
+                    self._emit(HostMeetsInput(host, partner, operation, self.function), key)
                 return
 
     # -- calls ------------------------------------------------------------------------

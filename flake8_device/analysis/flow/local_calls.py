@@ -17,7 +17,7 @@ from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, path_of
-from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, tensorish, union
+from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 
 
 class LocalCallsMixin(InterpreterBase):
@@ -89,12 +89,27 @@ class LocalCallsMixin(InterpreterBase):
         if bound and self.self_name is not None:
             for attribute, value in summary.attributes.items():
                 self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
+        self._meet_arguments(node, function, summary, binding, values)
         # What the function computes from several of its tensor arguments is where they are.
         places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
         here = union(places) if places else None
         if bound and self.in_module_class:
             here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
-        return substitute(summary.returns, values, texts, here)
+        return _made_here(substitute(summary.returns, values, texts, here), node)
+
+    def _meet_arguments(
+        self,
+        node: cst.Call,
+        function: cst.FunctionDef,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+    ) -> None:
+        """A call is where the arguments the function makes meet do meet (``apply_rope(q, k, rope)``)."""
+        for first, second in summary.meets:
+            if first in binding and second in binding:
+                operands = [Operand(binding[name].value, values[name]) for name in (first, second)]
+                self._meet(node, operands, f"`{function.name.value}(...)`", arithmetic=True)
 
     def _bind_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
@@ -213,6 +228,12 @@ class LocalCallsMixin(InterpreterBase):
             if path is not None and path in self.state.env:
                 self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
         return LocalResult(substitute(summary.returns, values, texts, here), accepts)
+
+
+def _made_here(value: Value, call: cst.Call) -> Value:
+    """A host tensor a call of the file's code returns was made by that call, as far as the caller
+    sees (where a finding about it belongs)."""
+    return lift(value, lambda v: replace(v, origin=call) if v.kind is Kind.HOST and v.module is not True else v)
 
 
 def _literal(node: cst.BaseExpression) -> Value | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from flake8_device.analysis.flow.events import AttachAfterMove
-from flake8_device.analysis.flow.values import Kind, Value, assuming, guarded, join
+from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, assuming, guarded, join
 
 
 class Env(dict):  # type: ignore[type-arg]
@@ -104,19 +104,24 @@ def join_states(states: Sequence[State], guards: Sequence[str] | None = None) ->
     env = Env()
     guarded: set[str] = set().union(*(s.guarded for s in live))
     branch_guards = {id(s): g for s, g in zip(states, guards or ())}
-    for key in first.env:
-        values = [s.env.get(key) for s in live]
-        if all(v is not None for v in values):
-            if guards is not None and len(live) > 1 and any(v != values[0] for v in values[1:]):
-                values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live)]
-            value = values[0]
-            assert value is not None
-            for other in values[1:]:
-                assert other is not None
-                value = join(value, other)
-            env[key] = value
-            if value.kind is Kind.MAYBE and any(a.guard for a in value.alternatives):
-                guarded.add(key)
+    keys = dict.fromkeys(first.env)
+    for state in live[1:]:
+        keys.update(dict.fromkeys(state.env))
+    for key in keys:
+        # Bound along some paths only: unknown along the others (``if cond: self.cache = ...``).
+        values = [s.env.get(key, UNKNOWN) for s in live]
+        if guards is not None and len(live) > 1 and any(v != values[0] for v in values[1:]):
+            values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live)]
+        value = values[0]
+        assert value is not None
+        for other in values[1:]:
+            assert other is not None
+            value = join(value, other)
+        if value.kind is Kind.UNKNOWN and value.class_name is None and key not in first.env:
+            continue
+        env[key] = value
+        if value.kind is Kind.MAYBE and any(a.guard for a in value.alternatives):
+            guarded.add(key)
     pending: dict[str, tuple[AttachAfterMove, ...]] = {}
     for state in live:
         for key, events in state.pending.items():

@@ -31,6 +31,9 @@ class Summary:
     # Parameters the function moves to a device itself (``x = x.to(self.device)``): a caller may
     # pass them from anywhere.
     moves_itself: frozenset[str] = frozenset()
+    # Pairs of parameters whose tensors meet in the function (``query * rope``): a call where one
+    # is on the CPU and the other on the device fails, and is where the finding belongs.
+    meets: frozenset[tuple[str, str]] = frozenset()
 
 
 EMPTY = Summary()
@@ -60,7 +63,9 @@ def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str],
     if value.attributes:
         # An instance made inside the function keeps what it was given.
         value = replace(value, attributes=tuple((a, substitute(v, arguments, texts)) for a, v in value.attributes))
-    if value.source is not None:
+    if value.source == "*":
+        value = replace(value, source=None)  # from several parameters: where they are (``here``)
+    elif value.source is not None:
         argument = arguments.get(value.source)
         if argument is None:
             return UNKNOWN

@@ -209,7 +209,11 @@ def union(values: Sequence[Value]) -> Value:
     merged: list[Value] = []
     for alternative in flat:
         for index, known in enumerate(merged):
-            if known.kind is alternative.kind and known.container == alternative.container:
+            if (
+                known.kind is alternative.kind
+                and known.container == alternative.container
+                and not _made_apart(known, alternative)
+            ):
                 merged[index] = _join_same_kind(known, alternative)
                 break
         else:
@@ -241,9 +245,21 @@ def join(a: Value, b: Value) -> Value:
         return UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
-    if a.kind is b.kind and a.container == b.container:
+    if a.kind is b.kind and a.container == b.container and not _made_apart(a, b):
         return _join_same_kind(a, b)
     return union((a, b))
+
+
+def _made_apart(a: Value, b: Value) -> bool:
+    """Host tensors made by two different calls stay apart: a finding names where each was made."""
+    return (
+        a.kind is Kind.HOST
+        and a.origin is not None
+        and b.origin is not None
+        and a.origin is not b.origin
+        and a.module is not True
+        and b.module is not True
+    )
 
 
 def _join_same_kind(a: Value, b: Value) -> Value:
@@ -437,6 +453,8 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 scalar=all(v.scalar for v in values),
                 guard=next((v.guard for v in values if v.guard), None),
                 placed_by=next((v.placed_by for v in values if v.placed_by), None),
+                # Computed from the caller's values (in a summary): several parameters are "*".
+                source="*" if any(v.source for v in values) else None,
             )
         )
     return union(results) if results else UNKNOWN
