@@ -182,3 +182,57 @@ def test_numpy_of_what_a_modules_own_layers_make() -> None:
                 return image.numpy(), self.act(image).numpy()
         """
     assert event_types(body) == ["NumpyOnAccel"]
+
+
+def test_one_batch_taken_with_next_and_a_model_kept_by_a_trainer() -> None:
+    # `next(iter(loader))` is a batch like the loop's; a model handed to a trainer, moved there and
+    # called through `self.model` (its `.eval()` says it is a module) meets that batch unmoved.
+    body = """
+        DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+        class Trainer:
+            def __init__(self, model, valid_loader):
+                self.model = model.to(DEVICE)
+                self.valid_loader = valid_loader
+
+            def validation(self):
+                self.model.eval()
+                clip, future = next(iter(self.valid_loader))
+                return self.model(clip)
+
+        def main():
+            batches = [(torch.rand(2, 4), torch.rand(2, 4))]
+            Trainer(nn.Linear(4, 4), batches).validation()
+        """
+    assert event_types(body) == ["InputNotMoved"]
+    # A name bound to `next` is not the builtin.
+    body = body.replace("clip, future = next(", "next = pick\n                clip, future = next(")
+    assert event_types(body) == []
+
+
+def test_a_module_class_that_overrides_call_runs_it() -> None:
+    body = """
+        class Scorer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(3, 3)
+
+            def __call__(self, x):
+                return self.net(x).cpu()
+
+        scorer = Scorer().cuda()
+        out = scorer(torch.rand(3).cuda())
+        total = out + torch.ones(3).cuda()
+        """
+    assert event_types(body) == ["Mix"]
+
+
+def test_a_sequence_of_tensors_is_where_its_elements_are() -> None:
+    found = kinds(
+        """
+        xs = [torch.ones(3).cuda(), torch.zeros(3).cuda()]
+        a = torch.stack(xs)
+        b = torch.cat([x * 2 for x in xs])
+        """
+    )
+    assert (found["a"], found["b"]) == (flow.Kind.ACCEL, flow.Kind.ACCEL)

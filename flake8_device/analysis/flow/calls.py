@@ -91,6 +91,14 @@ class CallsMixin(InterpreterBase):
             known = self._torch_call(node, qualified, arguments)
             if known is not None:
                 return known
+        if isinstance(func, cst.Name) and name in ("iter", "next") and node.args and self._builtin(name):
+            if name == "iter":
+                return arguments[0].value
+            # ``next(iter(loader))``, ``next(batches)``: one step of iterating it (a batch of a loader).
+            iterated = node.args[0].value
+            if isinstance(iterated, cst.Call) and dotted_name(iterated.func) == "iter" and iterated.args:
+                iterated = iterated.args[0].value
+            return self._iteration_value(iterated)
         if isinstance(func, cst.Name):
             if name == "setattr" and len(node.args) >= 3:
                 self._attach_call(node.args[0].value, node.args[2].value, arguments[2].value)
@@ -103,6 +111,15 @@ class CallsMixin(InterpreterBase):
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
                 self._use(argument.expr)
         return self._call_value(node, callee, arguments, name)
+
+    def _builtin(self, name: str) -> bool:
+        """``name`` is Python's own here: not bound in this scope, imported, or defined in the file."""
+        return (
+            name not in self.state.env
+            and name not in self.symbols.imports
+            and name not in self.analysis.program.functions
+            and name not in self.analysis.program.classes
+        )
 
     def _on_device(self, value: Value) -> Value | None:
         """A tensor inside ``value`` that NumPy cannot take: moved to an accelerator, or made by a layer
@@ -138,7 +155,12 @@ class CallsMixin(InterpreterBase):
             self._check_unmoved_state(node, callee, tensors)
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             return common_device(tensors)
-        returned = self._call_method(node, node.func, callee, "forward" if callee.module else "__call__", arguments)
+        entry = "__call__"
+        if callee.module and (
+            callee.class_name is None or self.analysis.program.method(callee.class_name, "__call__") is None
+        ):
+            entry = "forward"  # (a module class that overrides ``__call__`` runs that instead)
+        returned = self._call_method(node, node.func, callee, entry, arguments)
         if callee.module is True:
             self._check_device_choice(node, callee, arguments)
             if callee.kind is Kind.CONDITIONAL:
@@ -270,6 +292,8 @@ class CallsMixin(InterpreterBase):
             index_operand = argument_at(node, arguments, index_spec[0], index_spec[1])
             if index_operand is not None:
                 self._check_index_operation(node, Operand(base, receiver), index_operand, f"`.{method}()`")
+        if method in ("eval", "train") and receiver.module is None and receiver.kind is not Kind.UNKNOWN:
+            return replace(receiver, module=True)  # only a module has them; it returns itself
         if tensorish(receiver):
             if method in torch_api.NON_TENSOR_METHODS:
                 return NEUTRAL
@@ -322,6 +346,7 @@ class CallsMixin(InterpreterBase):
         callee = self._attribute(node.func) if isinstance(node.func, cst.Attribute) else UNKNOWN
         if (
             callee.module is True
+            or (callee.module is None and callee.kind is Kind.ACCEL)  # moved and called: a model
             or callee.compares
             or callee.instance_of is not None
             or LOSS_NAME.search(method)
@@ -410,8 +435,11 @@ class CallsMixin(InterpreterBase):
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
             if qualified in torch_api.NON_TENSOR_FUNCTIONS or not tensors:
                 return UNKNOWN
-            # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``).
-            return common_device(tensors)
+            # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``); a
+            # sequence of tensors (``torch.stack(samples)``) counts through its elements.
+            return common_device(
+                [Operand(t.expr, element_values(t.value)) if t.value.kind is Kind.CONTAINER else t for t in tensors]
+            )
         return None
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
