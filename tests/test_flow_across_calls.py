@@ -236,3 +236,16 @@ def test_a_sequence_of_tensors_is_where_its_elements_are() -> None:
         """
     )
     assert (found["a"], found["b"]) == (flow.Kind.ACCEL, flow.Kind.ACCEL)
+
+
+def test_an_nccl_backend_chosen_by_a_command_line_default() -> None:
+    import ast
+
+    from flake8_device.rules.frameworks import initialises_nccl
+
+    source = (
+        "parser.add_argument('--backend', default='nccl')\n"
+        "dist.init_process_group(backend=args.backend, init_method=args.init_method)\n"
+    )
+    assert initialises_nccl(ast.parse(source))
+    assert not initialises_nccl(ast.parse(source.replace("'nccl'", "'gloo'")))

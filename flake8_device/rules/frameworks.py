@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, events, functions_with_owners
+from flake8_device.analysis.flow.values import alternatives
 from flake8_device.analysis.scope import device_variable
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
@@ -36,6 +37,10 @@ def initialises_nccl(tree: ast.Module | None) -> bool:
         values = [k.value for k in node.keywords if k.arg in ("backend", "process_group_backend", "dist_backend")]
         if name == "init_process_group" and node.args:
             values.append(node.args[0])
+        if name == "add_argument" and any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and "backend" in a.value for a in node.args
+        ):
+            values += [k.value for k in node.keywords if k.arg == "default"]  # ``--backend``, default "nccl"
         if any(isinstance(v, ast.Constant) and isinstance(v.value, str) and "nccl" in v.value for v in values):
             return True
     return False
@@ -401,7 +406,10 @@ class WrappedModuleNotMoved(Rule):
                 if isinstance(target, cst.Name):
                     scope = event.function if event.function is not None else self.ctx.module
                     final = self.ctx.flow.final_env.get(scope, {}).get(target.value)
-                    return final is not None and final.kind is Kind.HOST and final.module is True
+                    places = alternatives(final) if final is not None else ()
+                    return any(p.kind is Kind.HOST and p.module is True for p in places) and not any(
+                        p.kind is Kind.ACCEL for p in places
+                    )
         return False
 
     def _report(self, event: events.WrappedUnmoved, wrapper: str, ids: cst.BaseExpression | None, why: str) -> None:

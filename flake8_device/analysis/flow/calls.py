@@ -22,6 +22,7 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
+    alternatives,
     UNKNOWN,
     Kind,
     OptimizerState,
@@ -392,8 +393,12 @@ class CallsMixin(InterpreterBase):
             return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
         if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
             inner = arguments[0].value if arguments else UNKNOWN
-            if inner.kind is Kind.HOST and inner.module is True and not node.args[0].star:
-                self._emit(WrappedUnmoved(node, arguments[0], qualified, self.function, self.statement), node)
+            # (Along some path: a model the file's calls pass on the host, whatever other callers pass.)
+            unmoved = next((a for a in alternatives(inner) if a.kind is Kind.HOST and a.module is True), None)
+            placed = any(a.kind in (Kind.ACCEL, Kind.CONDITIONAL) for a in alternatives(inner))
+            if unmoved is not None and not placed and not node.args[0].star:
+                operand = Operand(arguments[0].expr, unmoved)
+                self._emit(WrappedUnmoved(node, operand, qualified, self.function, self.statement), node)
             return replace(inner, scatters_inputs=True) if inner.module is not False else UNKNOWN
         if torch_api.is_nn_module_class(qualified):
             is_loss = qualified.endswith("Loss")
