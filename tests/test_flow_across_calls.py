@@ -249,3 +249,45 @@ def test_an_nccl_backend_chosen_by_a_command_line_default() -> None:
     )
     assert initialises_nccl(ast.parse(source))
     assert not initialises_nccl(ast.parse(source.replace("'nccl'", "'gloo'")))
+
+
+def test_loop_targets_unpack_tuples_by_position() -> None:
+    body = """
+        import numpy as np
+
+        episode = []
+        for step in range(3):
+            episode.append((torch.ones(3).cuda(), np.zeros(2)))
+        rewards = np.array([r for _, r in episode])
+        """
+    assert event_types(body) == []
+
+
+def test_a_method_of_a_model_never_moved_meets_device_tensors_through_its_layers() -> None:
+    body = """
+        class PolicyNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 2)
+
+            def forward(self, obs, reward):
+                return self.net(torch.cat((obs, reward), dim=-1))
+
+            def distribution(self, obs, reward):
+                return Categorical(self.forward(obs, reward))
+
+            def describe(self, obs):
+                return obs.shape
+
+        class Agent:
+            def __init__(self, device):
+                self.device = device
+                self.net = PolicyNet()
+
+            def update(self, obs, reward):
+                obs = obs.to(self.device)
+                self.net.describe(obs)
+                return self.net.distribution(obs, reward.to(self.device))
+        """
+    assert event_types(body) == ["Mix"]
+    assert event_types(body.replace("self.net = PolicyNet()", "self.net = PolicyNet().to(device)")) == []

@@ -29,6 +29,8 @@ def describe_host(rule: Rule, value: Value) -> str:
     if isinstance(origin, cst.Call):
         if patterns.method_name(origin) == "cpu":
             return f"moved by `{rule.ctx.describe(origin)}`"
+        if value.module is True or rule.ctx.symbols.is_module_constructor(origin.func):
+            return f"built by `{rule.ctx.describe(origin.func)}(...)` and never moved"
         return f"made by `{rule.ctx.describe(origin.func)}(...)` without `device=`"
     if origin is not None:
         return f"from the data loader `{rule.ctx.describe(origin)}`"

@@ -202,6 +202,9 @@ class CallsMixin(InterpreterBase):
             )
             return UNKNOWN
         if callee.kind is Kind.INPUT and callee.module is True:
+            if self.summary_mode and self.in_module_class and callee.source is None:
+                for argument in tensors:
+                    self._record_state_meet(argument.value)  # one of the module's own layers
             for argument in tensors:
                 host = next(
                     (

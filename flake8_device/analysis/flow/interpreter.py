@@ -35,7 +35,7 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.state import Env, State, join_states
-from flake8_device.analysis.flow.summaries import Summary, without_parameters
+from flake8_device.analysis.flow.summaries import STATE, Summary, without_parameters
 from flake8_device.analysis.flow.syntax import (
     block_of,
     captures,
@@ -398,6 +398,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 if first_index != second_index and first != second:
                     self.parameter_meets.add((min(first, second), max(first, second)))
 
+    def _record_state_meet(self, value: Value) -> None:
+        """In a summary of a module's method: the parameters ``value`` comes from meet the module's state."""
+        for leaf in leaves(value):
+            if leaf.source is not None and tensorish(leaf):
+                self.parameter_meets.add((leaf.source, STATE))
+
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -592,7 +598,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _bind_values(self, target: cst.BaseExpression, element: Value) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            for item in target.elements:
+            items = target.elements
+            if element.kind is Kind.CONTAINER and element.container == "tuple" and len(element.elements) == len(items):
+                # ``for obs, reward in pairs`` over tuples built here: each name gets its own position.
+                for item, value in zip(items, element.elements):
+                    self._bind_values(item.value, value)
+                return
+            for item in items:
                 self._bind_values(item.value, element_of(element))
             return
         path = path_of(target)

@@ -15,7 +15,7 @@ from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.program import Signature
-from flake8_device.analysis.flow.summaries import Summary, substitute
+from flake8_device.analysis.flow.summaries import STATE, Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, path_of
 from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 
@@ -90,6 +90,8 @@ class LocalCallsMixin(InterpreterBase):
             for attribute, value in summary.attributes.items():
                 self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
         self._meet_arguments(node, function, summary, binding, values)
+        if bound and self.summary_mode and self.in_module_class:
+            self._state_meets(summary, binding, values)  # ``self.forward(x)`` in another method
         # What the function computes from several of its tensor arguments is where they are.
         places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
         here = union(places) if places else None
@@ -110,6 +112,36 @@ class LocalCallsMixin(InterpreterBase):
             if first in binding and second in binding:
                 operands = [Operand(binding[name].value, values[name]) for name in (first, second)]
                 self._meet(node, operands, f"`{function.name.value}(...)`", arithmetic=True)
+
+    def _state_meets(self, summary: Summary, binding: dict[str, cst.Arg], values: dict[str, Value]) -> list[str]:
+        """The parameters whose tensors meet the module's own state in ``summary`` (recorded, in a
+        summary of a method of the same module, for the parameters they came from)."""
+        names = [p for p, other in summary.meets if other == STATE]
+        met = [p for p in binding if p in names or "*" in names]
+        if self.summary_mode:
+            for name in met:
+                self._record_state_meet(values[name])
+        return met
+
+    def _check_state_meets(
+        self,
+        node: cst.Call,
+        base: cst.BaseExpression,
+        instance: Value,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+    ) -> None:
+        """A method of a module never moved, called with device tensors its layers take."""
+        if not (instance.kind is Kind.HOST and instance.module is True and instance.stateful):
+            return
+        if not isinstance(instance.origin, cst.Call):
+            return
+        model = Operand(base, replace(instance, module=False, class_name=None, attributes=()))
+        for name in self._state_meets(summary, binding, values):
+            argument = Operand(binding[name].value, values[name])
+            method = self.ctx.code_for(node.func)
+            self._meet(node, [model, argument], f"`{method}(...)`", arithmetic=False)
 
     def _bind_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
@@ -220,6 +252,8 @@ class LocalCallsMixin(InterpreterBase):
         if summary is None:
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
+        if name not in ("forward", "__call__"):
+            self._check_state_meets(node, base, instance, summary, binding, values)
         here = instance if instance.module is True else None
         if summary.attributes:
             changed = dict(instance.attributes)

@@ -16,6 +16,10 @@ from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value
 
 # Calls followed through summaries, one inside the other.
 MAX_SUMMARY_DEPTH = 3
+# In ``Summary.meets``: ``(parameter, STATE)`` says the parameter's tensors meet the module's own
+# parameters and buffers (a method of a module class feeding it to one of its layers); a
+# parameter named ``*`` is any of them (computed from several).
+STATE = "<state>"
 
 
 @dataclass(frozen=True)
