@@ -291,3 +291,27 @@ def test_a_method_of_a_model_never_moved_meets_device_tensors_through_its_layers
         """
     assert event_types(body) == ["Mix"]
     assert event_types(body.replace("self.net = PolicyNet()", "self.net = PolicyNet().to(device)")) == []
+
+
+def test_one_parameter_given_different_places_never_meets_itself() -> None:
+    # `output` is a host tensor for one call and wherever the inputs are for others: its two slices
+    # are on one device along every path.
+    body = """
+        def average_precision(output):
+            scores = output.gather(0, output.argsort(dim=0))
+            ends = scores[:-1] != scores[1:]
+            return ends
+
+        def compute(outputs):
+            return average_precision(torch.cat([o.cpu() for o in outputs]))
+        """
+    assert event_types(body) == []
+    # Two parameters are two values: a host tensor still meets the other one's device tensor.
+    body = """
+        def compare(a, b):
+            return a != b
+
+        def check(x):
+            return compare(torch.ones(3), x.cuda())
+        """
+    assert set(event_types(body)) == {"Mix"}

@@ -119,6 +119,18 @@ def _element(value: Value) -> Value:
     return UNKNOWN
 
 
+def _chosen_by(name: str, value: Value) -> Value:
+    """A parameter given different values by different calls: what each path computes from it follows
+    one of them (``scores[:-1] != scores[1:]`` never pairs two of them)."""
+    if value.kind is not Kind.MAYBE:
+        return value
+    tagged = tuple(
+        a if a.placed_by is not None or a.kind is Kind.UNKNOWN else replace(a, placed_by=(name, f"#{i}"))
+        for i, a in enumerate(value.alternatives)
+    )
+    return replace(value, alternatives=tagged)
+
+
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
     """The parameters of ``forward`` that take data: no default (or ``None``), no scalar annotation."""
     params = [*function.params.posonly_params, *function.params.params]
@@ -245,7 +257,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # What the file's own calls pass, joined with what other callers may pass.
         for name, values in context.items():
             if not name.startswith("self."):
-                defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+                defaults[name] = _chosen_by(name, union([*values, defaults.get(name, UNKNOWN)]))
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value

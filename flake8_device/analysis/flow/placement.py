@@ -18,7 +18,6 @@ from flake8_device.analysis.flow.values import (
     Value,
     alternatives,
     carries_tensor,
-    negate,
     union,
 )
 from flake8_device.analysis.symbols import dotted_name
@@ -212,12 +211,11 @@ class PlacementMixin(InterpreterBase):
         text = self.ctx.code_for(node)
         # Values placed by one device variable are on the CPU together along the paths where it is
         # the CPU: ``model.to(device)`` and ``x.to(device)`` never meet across its alternatives.
-        on_host = f"{text} is host"
         for alternative in bound.alternatives:
             literal = alternative.constant
             if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
                 placed.append(
-                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=on_host)
+                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=(text, "host"))
                 )
             elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
                 literal is None and DEVICE_NAME.search(text)
@@ -229,7 +227,7 @@ class PlacementMixin(InterpreterBase):
                         origin=origin,
                         module=module,
                         guard=alternative.guard,
-                        placed_by=negate(on_host),
+                        placed_by=(text, "accel"),
                     )
                 )
             else:

@@ -112,10 +112,11 @@ class Value:
     # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
     # that a later test of the same condition keeps only the alternatives of its own paths.
     guard: str | None = None
-    # An alternative placed by one alternative of a device variable (``x.to(device)`` where
-    # ``device`` is "cpu" for some callers): which one (``device is host`` or its negation), so
-    # that what one device variable placed never meets across its alternatives.
-    placed_by: str | None = None
+    # An alternative that one alternative of a variable chose, as ``(variable, which)``: placed by a
+    # device variable that is "cpu" for some callers (``("device", "host")`` for ``x.to(device)``),
+    # or one of the values the file's calls pass a parameter (``("output", "#1")``).  Values chosen
+    # by different alternatives of one variable never meet (see ``compatible``).
+    placed_by: tuple[str, str] | None = None
 
 
 UNKNOWN = Value()
@@ -190,7 +191,7 @@ def assuming(value: Value, condition: str) -> Value:
 def compatible(a: Value, b: Value) -> bool:
     """Whether two alternatives can hold on one path (not from the two arms of one test)."""
     return not (a.guard and b.guard and a.guard == negate(b.guard)) and not (
-        a.placed_by and b.placed_by and a.placed_by == negate(b.placed_by)
+        a.placed_by and b.placed_by and a.placed_by[0] == b.placed_by[0] and a.placed_by[1] != b.placed_by[1]
     )
 
 
