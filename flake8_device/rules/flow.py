@@ -856,3 +856,72 @@ def _is_cuda_device(node: cst.BaseExpression, rule: Rule) -> bool:
         first = patterns.positional(node, 0)
         return first is not None and _is_cuda_literal(first.value)
     return False
+
+
+class DeviceArgumentIgnored(Rule):
+    """A helper given `device=` hands back a host tensor as it was.
+
+    ## What it does
+    Finds a call to a function of the file given `device=` (a device that may
+    be an accelerator) and a tensor still on the CPU, where the function
+    returns that tensor as it came along some path: a `to_tensor`-style helper
+    that converts arrays to tensors on the device but lets tensors through
+    untouched (`if isinstance(x, torch.Tensor): return x`).
+
+    ## Why is this bad?
+    The caller asked for the device and gets a CPU tensor, which fails later
+    where it meets the model or the other tensors on the device (`Expected
+    all tensors to be on the same device`), far from the helper that dropped
+    the device.
+
+    ## Example
+    ```python
+    import torch
+
+
+    def to_tensor(x, device=None):
+        if isinstance(x, torch.Tensor):
+            return x
+        return torch.as_tensor(x, device=device)
+
+
+    obs = to_tensor(torch.zeros(4), device="cuda")
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+
+    def to_tensor(x, device=None):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        return torch.as_tensor(x, device=device)
+
+
+    obs = to_tensor(torch.zeros(4), device="cuda")
+    ```
+
+    ## Fix safety
+    Display-only: the repair belongs in the helper, on the path that passes
+    the tensor through (`return x.to(device)`), which this call does not show.
+    """
+
+    code = "DEV208"
+    uses_flow = True
+    name = "device-argument-ignored"
+    message = "`{argument}` stays on the CPU: `{function}(...)` returns it as it came, ignoring `device={device}`"
+    fix_title = "Move it in `{function}` where it is passed through (`.to(device)`)"
+    fix_safety = FixSafety.DISPLAY_ONLY
+    markers = (r"\bdevice\s*=",)
+    file_markers = (marker.ACCELERATOR_SOURCE,)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.DeviceIgnored):
+            self.report(
+                event.argument.expr,
+                fix=self.make_fix(function=event.function),
+                argument=self.ctx.describe(event.argument.expr),
+                function=event.function,
+                device=self.ctx.describe(event.device),
+            )

@@ -368,6 +368,8 @@ class CallsMixin(InterpreterBase):
             device = patterns.keyword(node, "device")
             if device is not None:
                 return self._device_value(device.value, node, module=False) or UNKNOWN
+            if any(a.star == "**" for a in node.args):
+                return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
             return Value(Kind.HOST, module=False, origin=node, scalar=patterns.maybe_zero_dim_factory(node, qualified))
         if qualified in torch_api.LIKE_FACTORIES:
             device = patterns.keyword(node, "device")

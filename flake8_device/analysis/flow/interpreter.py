@@ -69,6 +69,9 @@ if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.symbols import Symbols
 
+# A branch test about devices (``x.device == device``, ``x.is_cuda``): what it returns is chosen by it.
+_DEVICE_WORD = re.compile(r"device|\bdev\b|cuda|gpu|\bcpu\b|\bmps\b", re.I)
+
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
 
@@ -201,6 +204,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.parameters: set[str] = set()
         self.moves_itself: set[str] = set()
         self.parameter_meets: set[tuple[str, str]] = set()
+        # Summary mode: the tests of the branches around the statement, and the parameters returned
+        # as they came along a path whose tests name no device (see ``Summary.passes_through``).
+        self.tests: list[str] = []
+        self.passes_through: set[str] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -320,6 +327,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             placed=placed,
             moves_itself=frozenset(self.moves_itself),
             meets=frozenset(self.parameter_meets),
+            passes_through=frozenset(self.passes_through),
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
@@ -351,7 +359,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self.state.assume(guard)
+            self.tests.append(guard)
             self._block(block_of(statement.body))
+            self.tests.pop()
             branches.append(self.state)
             self.state = before.copy()
             # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
@@ -359,11 +369,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=not none_tested[1])
             self.state.assume(negate(guard))
+            self.tests.append(negate(guard))
             if statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
                 else:
                     self._block(block_of(statement.orelse.body))
+            self.tests.pop()
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
             self.state = join_states(branches, (guard, negate(guard)))
@@ -458,6 +470,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if small.value is not None:
                 self._use(small.value)
                 returned = self._eval(small.value)
+                if self.summary_mode and not any(_DEVICE_WORD.search(test) for test in self.tests):
+                    self.passes_through.update(
+                        a.source
+                        for a in alternatives(returned)
+                        if a.kind is Kind.INPUT and a.source in self.parameters and a.module is not True
+                    )
                 if not self.state.cpu_only or not self.summary_mode:
                     self.returns.append(returned)
             else:

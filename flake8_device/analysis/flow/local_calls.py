@@ -13,11 +13,21 @@ import libcst as cst
 
 from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
-from flake8_device.analysis.flow.events import Operand
+from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import STATE, Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, path_of
-from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
+from flake8_device.analysis.flow.values import (
+    NEUTRAL,
+    UNKNOWN,
+    Kind,
+    Value,
+    alternatives,
+    leaves,
+    lift,
+    tensorish,
+    union,
+)
 
 
 class LocalCallsMixin(InterpreterBase):
@@ -90,6 +100,7 @@ class LocalCallsMixin(InterpreterBase):
             for attribute, value in summary.attributes.items():
                 self.state.env[f"{self.self_name}.{attribute}"] = substitute(value, values, texts)
         self._meet_arguments(node, function, summary, binding, values)
+        self._check_device_ignored(node, function, summary, binding, values)
         if bound and self.summary_mode and self.in_module_class:
             self._state_meets(summary, binding, values)  # ``self.forward(x)`` in another method
         # What the function computes from several of its tensor arguments is where they are.
@@ -112,6 +123,32 @@ class LocalCallsMixin(InterpreterBase):
             if first in binding and second in binding:
                 operands = [Operand(binding[name].value, values[name]) for name in (first, second)]
                 self._meet(node, operands, f"`{function.name.value}(...)`", arithmetic=True)
+
+    def _check_device_ignored(
+        self,
+        node: cst.Call,
+        function: cst.FunctionDef,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+    ) -> None:
+        """``to_tensor(batch, device=d)`` whose function returns a tensor it is given as it came along
+        some path: the caller asked for ``d`` and gets a host tensor."""
+        device = patterns.keyword(node, "device")
+        if device is None or not summary.passes_through:
+            return
+        placed = self._device_value(device.value, node, module=False)
+        if placed is None or not any(a.kind is Kind.ACCEL for a in alternatives(placed)):
+            return
+        for name in summary.passes_through:
+            if name not in binding:
+                continue
+            given = leaves(values[name])
+            host = next((v for v in given if v.kind is Kind.HOST and tensorish(v) and not v.scalar), None)
+            if host is not None:
+                event = DeviceIgnored(node, Operand(binding[name].value, host), device.value, function.name.value)
+                self._emit(event, binding[name].value)
+                return
 
     def _state_meets(self, summary: Summary, binding: dict[str, cst.Arg], values: dict[str, Value]) -> list[str]:
         """The parameters whose tensors meet the module's own state in ``summary`` (recorded, in a

@@ -38,6 +38,9 @@ class Summary:
     # Pairs of parameters whose tensors meet in the function (``query * rope``): a call where one
     # is on the CPU and the other on the device fails, and is where the finding belongs.
     meets: frozenset[tuple[str, str]] = frozenset()
+    # Parameters returned as they came along some path whose tests name no device
+    # (``if isinstance(x, torch.Tensor): return x``): a ``device=`` the caller gives is ignored there.
+    passes_through: frozenset[str] = frozenset()
 
 
 EMPTY = Summary()
