@@ -315,3 +315,37 @@ def test_one_parameter_given_different_places_never_meets_itself() -> None:
             return compare(torch.ones(3), x.cuda())
         """
     assert set(event_types(body)) == {"Mix"}
+
+
+def test_a_model_moved_in_an_assignment_moves_in_place() -> None:
+    # `self.model = model.to(gpu)` moves `model` too: wrapping it next is fine.
+    body = """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.to(gpu_id)
+                self.model = DDP(model, device_ids=[gpu_id])
+
+        def main(rank):
+            Trainer(nn.Linear(4, 2), rank)
+        """
+    assert event_types(body) == []
+
+
+def test_a_forward_that_moves_part_of_its_input_takes_it_from_anywhere() -> None:
+    body = """
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, batch):
+                return self.fc(batch["features"].to(next(self.parameters()).device))
+
+        def fit(device):
+            model = Backbone().to(device)
+            for batch in [{"features": torch.randn(4, 4)}]:
+                model(batch)
+        """
+    assert event_types(body) == []

@@ -47,6 +47,11 @@ class InterpreterBase:
     report: bool
     # Summarising the function for its callers (see :mod:`.summaries`): no events are recorded.
     summary_mode: bool
+    # Parameters moved in place, with their value then, and the parameters the function moves
+    # to a device itself (see :class:`.summaries.Summary`).
+    moved_in_place: dict[str, Value]
+    parameters: set[str]
+    moves_itself: set[str]
 
     if TYPE_CHECKING:
 

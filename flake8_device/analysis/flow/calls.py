@@ -236,6 +236,16 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
+            root = root_path(base)
+            if self.summary_mode and method != "cpu" and root in self.parameters and moved is not None:
+                # ``self.fc(batch["features"].to(device))``: callers may pass it from anywhere.
+                self.moves_itself.add(root)
+            path = path_of(base)
+            if moved is not None and receiver.module is True and path is not None and path in self.state.env:
+                # ``self.model = model.to(gpu)``: a module moves in place, ``model`` with it.
+                self.state.env[path] = moved
+                if receiver.source == path:
+                    self.moved_in_place[path] = moved
             return moved if moved is not None else UNKNOWN
         if method in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)

@@ -72,6 +72,9 @@ if TYPE_CHECKING:
 # A branch test about devices (``x.device == device``, ``x.is_cuda``): what it returns is chosen by it.
 _DEVICE_WORD = re.compile(r"device|\bdev\b|cuda|gpu|\bcpu\b|\bmps\b", re.I)
 
+# Libraries that place models and batches themselves.
+_AUTO_PLACEMENT = ("accelerate", "lightning.fabric", "lightning_fabric", "torch_xla.distributed.parallel_loader")
+
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
 
@@ -223,7 +226,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
         self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
         self.uses_auto_placement = any(
-            t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
+            # (torch_xla's MpDeviceLoader / ParallelLoader put every batch on the XLA device.)
+            t.startswith(_AUTO_PLACEMENT) for t in self.symbols.imports.values()
         )
 
     def run(self, body: Sequence[cst.BaseStatement]) -> dict[str, Value]:
