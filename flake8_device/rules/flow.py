@@ -29,6 +29,8 @@ def describe_host(rule: Rule, value: Value) -> str:
     if isinstance(origin, cst.Call):
         if patterns.method_name(origin) == "cpu":
             return f"moved by `{rule.ctx.describe(origin)}`"
+        if value.module is True or rule.ctx.symbols.is_module_constructor(origin.func):
+            return f"built by `{rule.ctx.describe(origin.func)}(...)` and never moved"
         return f"made by `{rule.ctx.describe(origin.func)}(...)` without `device=`"
     if origin is not None:
         return f"from the data loader `{rule.ctx.describe(origin)}`"
@@ -555,7 +557,9 @@ class NumpyOnAccelerator(Rule):
 
     ## What it does
     Finds `.numpy()`, `np.asarray(t)` and `np.array(t)` applied to a tensor
-    that was moved to an accelerator (or is the output of a model there).
+    that was moved to an accelerator (or is the output of a model there), and,
+    in a module's methods, to the output of the module's own layers with
+    parameters, which is wherever the module is.
 
     ## Why is this bad?
     NumPy arrays live in host memory: the call fails with `can't convert
@@ -616,7 +620,9 @@ class NumpyOnAccelerator(Rule):
                 reason=reason,
                 insert=insert,
             )
-            self.report(event.anchor, fix=fix, tensor=tensor, device=device_text(event.tensor.value))
+            # A value made by the module's own layers is wherever the module is (an accelerator once moved).
+            device = "the module's device" if event.tensor.value.kind is Kind.INPUT else device_text(event.tensor.value)
+            self.report(event.anchor, fix=fix, tensor=tensor, device=device)
 
     def _not_a_tensor(self, expr: cst.BaseExpression) -> str | None:
         types, point = self.ctx.types, self.ctx.proof.point(expr)
@@ -993,4 +999,73 @@ class FromNumpyIgnoresDefaultDevice(Rule):
                 line=setting.line,
                 partner=self.ctx.describe(event.accel.expr),
                 operation=event.operation,
+            )
+
+
+class DeviceArgumentIgnored(Rule):
+    """A helper given `device=` hands back a host tensor as it was.
+
+    ## What it does
+    Finds a call to a function of the file given `device=` (a device that may
+    be an accelerator) and a tensor still on the CPU, where the function
+    returns that tensor as it came along some path: a `to_tensor`-style helper
+    that converts arrays to tensors on the device but lets tensors through
+    untouched (`if isinstance(x, torch.Tensor): return x`).
+
+    ## Why is this bad?
+    The caller asked for the device and gets a CPU tensor, which fails later
+    where it meets the model or the other tensors on the device (`Expected
+    all tensors to be on the same device`), far from the helper that dropped
+    the device.
+
+    ## Example
+    ```python
+    import torch
+
+
+    def to_tensor(x, device=None):
+        if isinstance(x, torch.Tensor):
+            return x
+        return torch.as_tensor(x, device=device)
+
+
+    obs = to_tensor(torch.zeros(4), device="cuda")
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+
+    def to_tensor(x, device=None):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        return torch.as_tensor(x, device=device)
+
+
+    obs = to_tensor(torch.zeros(4), device="cuda")
+    ```
+
+    ## Fix safety
+    Display-only: the repair belongs in the helper, on the path that passes
+    the tensor through (`return x.to(device)`), which this call does not show.
+    """
+
+    code = "DEV208"
+    uses_flow = True
+    name = "device-argument-ignored"
+    message = "`{argument}` stays on the CPU: `{function}(...)` returns it as it came, ignoring `device={device}`"
+    fix_title = "Move it in `{function}` where it is passed through (`.to(device)`)"
+    fix_safety = FixSafety.DISPLAY_ONLY
+    markers = (r"\bdevice\s*=",)
+    file_markers = (marker.ACCELERATOR_SOURCE,)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in self.ctx.flow.events_of(events.DeviceIgnored):
+            self.report(
+                event.argument.expr,
+                fix=self.make_fix(function=event.function),
+                argument=self.ctx.describe(event.argument.expr),
+                function=event.function,
+                device=self.ctx.describe(event.device),
             )

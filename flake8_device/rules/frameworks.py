@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, events, functions_with_owners
+from flake8_device.analysis.flow.values import alternatives
 from flake8_device.analysis.scope import device_variable
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
@@ -463,8 +464,21 @@ class WrappedModuleNotMoved(Rule):
                 if isinstance(target, cst.Name):
                     scope = event.function if event.function is not None else self.ctx.module
                     final = self.ctx.flow.final_env.get(scope, {}).get(target.value)
-                    return final is not None and final.kind is Kind.HOST and final.module is True
+                    places = alternatives(final) if final is not None else ()
+                    unmoved = any(p.kind is Kind.HOST and p.module is True for p in places) and not any(
+                        p.kind is Kind.ACCEL for p in places
+                    )
+                    # (It fails at its first forward: a wrapper only used for its state dict never does.)
+                    return unmoved and self._run_or_returned(scope, target.value)
         return False
+
+    def _run_or_returned(self, scope: cst.CSTNode, name: str) -> bool:
+        """Is ``name`` called in ``scope`` (``model(x)``), or returned for its caller to run?"""
+        return any(
+            (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name)
+            or (isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value == name)
+            for node in self.ctx.scope_nodes(scope)
+        )
 
     def _report(self, event: events.WrappedUnmoved, wrapper: str, ids: cst.BaseExpression | None, why: str) -> None:
         module_expr = event.module.expr

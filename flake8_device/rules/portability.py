@@ -908,3 +908,170 @@ class LegacyConstructorWithDevice(Rule):
         if isinstance(node, cst.Call) and self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
             node = node.args[0].value
         return _device_literal(node) == "cpu"
+
+
+# Device types a fallback chooses between (``"cuda"``, ``"cpu"``, ``"mps:0"``).
+_DEVICE_TYPES = frozenset({"cpu", *INDEXED_DEVICE_TYPES, "meta"})
+
+
+class DeviceFallbackPrecedence(Rule):
+    """A device fallback whose `or` binds tighter than its conditional.
+
+    ## What it does
+    Finds a device chosen with `requested or "cuda" if condition else "cpu"`:
+    a conditional expression whose first branch is an unparenthesized `or`
+    fallback, where the fallback and the other branch are devices.
+
+    ## Why is this bad?
+    Python reads it as `(requested or "cuda") if condition else "cpu"`, not
+    as `requested or ("cuda" if condition else "cpu")`: wherever the
+    condition fails (no CUDA, on a Mac or a CPU-only runner), the device the
+    caller asked for (`"mps"`, `"meta"`, `"cuda:1"`) is dropped for the CPU.
+    The object placed this way ends up away from the rest of the program,
+    which honours the request, and fails with `Expected all tensors to be on
+    the same device`, or silently runs on the CPU.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+
+    def build_head(device=None):
+        device = device or "cuda" if torch.cuda.is_available() else "cpu"
+        return nn.Linear(8, 2).to(device)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+
+    def build_head(device=None):
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        return nn.Linear(8, 2).to(device)
+    ```
+
+    ## Fix safety
+    Unsafe: the fix adds the parentheses the fallback means, which changes the
+    device chosen wherever the condition fails and a device was requested.
+    """
+
+    code = "DEV406"
+    name = "device-fallback-precedence"
+    message = (
+        "`{code}` reads as `({left} or {fallback}) if ...`: where the condition fails, "
+        "`{left}` is dropped for `{other}`"
+    )
+    fix_title = "Parenthesize the conditional: `{left} or ({fallback} if ... else {other})`"
+    fix_safety = FixSafety.UNSAFE
+    markers = (r"\bor\b[^\n]*\bif\b[^\n]*\belse\b",)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        chosen = node.body
+        if not (
+            isinstance(chosen, cst.BooleanOperation)
+            and isinstance(chosen.operator, cst.Or)
+            and not chosen.lpar
+            and self._device(chosen.right)
+            and self._device(node.orelse)
+        ):
+            return
+        left, fallback, other = (self.ctx.describe(n) for n in (chosen.left, chosen.right, node.orelse))
+        fix = self.make_fix(
+            ReplaceNode(
+                node,
+                chosen.left,
+                " or (",
+                chosen.right,
+                " if ",
+                node.test,
+                " else ",
+                node.orelse,
+                ")",
+            ),
+            left=left,
+            fallback=fallback,
+            other=other,
+        )
+        self.report(node, fix=fix, code=self.ctx.describe(node), left=left, fallback=fallback, other=other)
+
+    def _device(self, node: cst.BaseExpression) -> bool:
+        """A device written out: a device string, ``torch.device`` of one, or a conditional of them."""
+        if isinstance(node, cst.IfExp):
+            return self._device(node.body) and self._device(node.orelse)
+        if isinstance(node, cst.Call) and self.ctx.symbols.qualify(node.func) == "torch.device" and node.args:
+            node = node.args[0].value
+        text = patterns.string_value(node)
+        return text is not None and text.split(":")[0] in _DEVICE_TYPES
+
+
+# Calls that pin the whole process (or a block) to one GPU.
+_GPU_PINS = frozenset({"torch.cuda.set_device", "torch.cuda.device"})
+_GPU_INDEX = re.compile(r"(?:cuda:)?(\d+)")
+
+
+class HardcodedGpuIndex(Rule):
+    """The process pinned to a non-zero GPU written as a literal.
+
+    ## What it does
+    Finds `torch.cuda.set_device(...)` and `torch.cuda.device(...)` given a
+    literal GPU index other than 0: `set_device(6)`, `set_device("cuda:6")`,
+    `set_device(torch.device("cuda:2"))`.
+
+    ## Why is this bad?
+    The index is the author's machine: anywhere with fewer GPUs the call fails
+    with `CUDA error: invalid device ordinal`, and on a machine without CUDA
+    it fails even when the script was asked to run on the CPU. The GPU to use
+    belongs to the launcher (`LOCAL_RANK`, `CUDA_VISIBLE_DEVICES`) or to a
+    command-line option.
+
+    ## Example
+    ```python
+    import torch
+
+    torch.cuda.set_device("cuda:6")
+    ```
+
+    ## Use instead
+    ```python
+    import os
+
+    import torch
+
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
+    ```
+
+    ## Fix safety
+    Unsafe for a device string: the fix names CUDA without an index (the
+    current GPU, `cuda:0` unless the launcher chose another), which changes
+    the GPU used on the author's machine. A bare index is shown but not fixed.
+    """
+
+    code = "DEV407"
+    name = "hardcoded-gpu-index"
+    message = "`{call}` pins GPU {index}: it fails with `invalid device ordinal` on machines with fewer GPUs"
+    fix_title = "Let the launcher or an option choose the GPU{suggestion}"
+    fix_safety = FixSafety.UNSAFE
+    markers = (r"set_device|cuda\.device\s*\(",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.symbols.qualify(node.func) not in _GPU_PINS or len(node.args) != 1:
+            return
+        argument = node.args[0].value
+        if isinstance(argument, cst.Call) and self.ctx.symbols.qualify(argument.func) == "torch.device":
+            if len(argument.args) != 1:
+                return
+            argument = argument.args[0].value
+        text = argument.value if isinstance(argument, cst.Integer) else patterns.string_value(argument)
+        match = _GPU_INDEX.fullmatch(text or "")
+        if match is None or int(match.group(1)) == 0 or (isinstance(argument, cst.SimpleString) and ":" not in text):
+            return
+        call = self.ctx.describe(node)
+        if isinstance(argument, cst.SimpleString):
+            quote = argument.quote
+            fix = self.make_fix(ReplaceNode(argument, f"{quote}cuda{quote}"), suggestion=f": `{quote}cuda{quote}`")
+        else:
+            fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, suggestion="")
+        self.report(argument, fix=fix, call=call, index=match.group(1))

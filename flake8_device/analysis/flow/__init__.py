@@ -77,8 +77,11 @@ class FlowAnalysis:
         # The scope each event was emitted in (see ``retract``).
         self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
         self.program = Program(ctx.module)
-        self._summaries: dict[tuple[cst.FunctionDef, bool, object], Summary | None] = {}
+        # Each summary with the depth budget it was made with: a summary whose callees were cut off
+        # by MAX_SUMMARY_DEPTH holds only for calls as deep (a shallower call makes it again).
+        self._summaries: dict[tuple[cst.FunctionDef, bool, object], tuple[Summary | None, int]] = {}
         self._summarizing: list[cst.FunctionDef] = []
+        self._cut_off = False
         self._attribute_states: dict[str, dict[str, Value]] = {}
         # What the calls in the file pass each function: parameter -> values.
         self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
@@ -180,10 +183,18 @@ class FlowAnalysis:
         recursive call) or too deep inside other summaries.  ``seeded``: a method starts from the
         attributes its class holds, or from ``attributes`` (an instance's) when given."""
         key = (function, seeded, attributes)
-        if key in self._summaries:
-            return self._summaries[key]
-        if function in self._summarizing or len(self._summarizing) >= MAX_SUMMARY_DEPTH:
+        budget = MAX_SUMMARY_DEPTH - len(self._summarizing)
+        cached = self._summaries.get(key)
+        if cached is not None and cached[1] >= budget:
+            if cached[1] < MAX_SUMMARY_DEPTH:
+                self._cut_off = True
+            return cached[0]
+        if function in self._summarizing:
             return None
+        if budget <= 0:
+            self._cut_off = True
+            return None
+        cut_off_outside, self._cut_off = self._cut_off, False
         self._summarizing.append(function)
         try:
             owner = self.program.owner(function)
@@ -195,7 +206,8 @@ class FlowAnalysis:
             summary = interpreter.summarize()
         finally:
             self._summarizing.pop()
-        self._summaries[key] = summary
+        self._summaries[key] = (summary, budget if self._cut_off else MAX_SUMMARY_DEPTH)
+        self._cut_off = self._cut_off or cut_off_outside
         return summary
 
     def attribute_state(self, class_name: str) -> dict[str, Value]:

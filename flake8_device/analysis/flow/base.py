@@ -70,6 +70,10 @@ class InterpreterBase:
 
         def _subscript(self, node: cst.Subscript) -> Value: ...
 
+        def _record_state_meet(self, value: Value) -> None: ...
+
+        def _iteration_value(self, node: cst.BaseExpression) -> Value: ...
+
         def _meet(
             self,
             node: cst.CSTNode,

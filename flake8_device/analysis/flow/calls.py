@@ -35,6 +35,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     carries_tensor,
     common_device,
+    compatible,
     container_of,
     element_values,
     item_at,
@@ -96,7 +97,7 @@ class CallsMixin(InterpreterBase):
             return self._helper_move(node, arguments)
         if qualified in ("numpy.asarray", "numpy.array") and arguments:
             first = arguments[0]
-            accel = next((v for v in leaves(first.value) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            accel = self._on_device(first.value)
             if accel is not None:
                 self._emit(NumpyOnAccel(node, Operand(first.expr, accel), node.func), node)
             return NEUTRAL
@@ -104,6 +105,14 @@ class CallsMixin(InterpreterBase):
             known = self._torch_call(node, qualified, arguments)
             if known is not None:
                 return known
+        if isinstance(func, cst.Name) and name in ("iter", "next") and node.args and self._builtin(name):
+            if name == "iter":
+                return arguments[0].value
+            # ``next(iter(loader))``, ``next(batches)``: one step of iterating it (a batch of a loader).
+            iterated = node.args[0].value
+            if isinstance(iterated, cst.Call) and dotted_name(iterated.func) == "iter" and iterated.args:
+                iterated = iterated.args[0].value
+            return self._iteration_value(iterated)
         if isinstance(func, cst.Name):
             if name == "getattr" and len(arguments) == 3 and not any(a.keyword or a.star for a in node.args):
                 # ``getattr(obj, "name", default)``: the attribute, or the default where it is missing.
@@ -138,6 +147,35 @@ class CallsMixin(InterpreterBase):
                 self._optimizer_state_loaded(node, argument.expr, argument.value)
         return self._call_value(node, callee, arguments, name)
 
+    def _builtin(self, name: str) -> bool:
+        """``name`` is Python's own here: not bound in this scope, imported, or defined in the file."""
+        return (
+            name not in self.state.env
+            and name not in self.symbols.imports
+            and name not in self.analysis.program.functions
+            and name not in self.analysis.program.classes
+        )
+
+    def _on_device(self, value: Value) -> Value | None:
+        """A tensor inside ``value`` that NumPy cannot take: moved to an accelerator, or made by a layer
+        with parameters of the module whose method this is (model code runs wherever the module is)."""
+        for leaf in leaves(value):
+            if tensorish(leaf) and (leaf.kind is Kind.ACCEL or self._layer_output(leaf)):
+                return leaf
+        return None
+
+    def _layer_output(self, value: Value) -> bool:
+        """An output of one of this module's own layers with parameters (``self.head(feats)``)."""
+        origin = value.origin
+        return (
+            value.kind is Kind.INPUT
+            and self.in_module_class
+            and isinstance(origin, cst.Call)
+            and isinstance(origin.func, cst.Attribute)
+            and isinstance(origin.func.value, cst.Name)
+            and origin.func.value.value == self.self_name
+        )
+
     def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
         """Calling a value: a model, a loss, a metric, a transform, an optimizer class passed on, or
         something unknown."""
@@ -160,7 +198,12 @@ class CallsMixin(InterpreterBase):
                 # A loss class of this file runs its own forward with these arguments.
                 self._call_method(node, node.func, callee, "forward", arguments)
             return common_device(tensors)
-        returned = self._call_method(node, node.func, callee, "forward" if callee.module else "__call__", arguments)
+        entry = "__call__"
+        if callee.module and (
+            callee.class_name is None or self.analysis.program.method(callee.class_name, "__call__") is None
+        ):
+            entry = "forward"  # (a module class that overrides ``__call__`` runs that instead)
+        returned = self._call_method(node, node.func, callee, entry, arguments)
         if callee.module is True:
             self._check_device_choice(node, callee, arguments)
             if callee.kind is Kind.CONDITIONAL:
@@ -173,7 +216,9 @@ class CallsMixin(InterpreterBase):
         accepts = returned.accepts if returned is not None else frozenset()
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
             for argument in arguments:
-                host = next((v for v in leaves(argument.value) if _unmoved_input(v)), None)
+                host = next(
+                    (v for v in leaves(argument.value) if _unmoved_input(v) and compatible(v, callee)), None
+                )
                 if host is not None and id(argument.expr) not in accepts:
                     event = InputNotMoved(node, Operand(node.func, callee), Operand(argument.expr, host))
                     self._emit(event, argument.expr)
@@ -187,6 +232,8 @@ class CallsMixin(InterpreterBase):
                 origin=callee.origin,
                 grad=self.no_grad == 0,
                 condition=callee.condition,
+                guard=callee.guard,
+                placed_by=callee.placed_by,
             )
         if callee.kind is Kind.HOST and callee.module is True and callee.stateful:
             self._meet(
@@ -197,8 +244,18 @@ class CallsMixin(InterpreterBase):
             )
             return UNKNOWN
         if callee.kind is Kind.INPUT and callee.module is True:
+            if self.summary_mode and self.in_module_class and callee.source is None:
+                for argument in tensors:
+                    self._record_state_meet(argument.value)  # one of the module's own layers
             for argument in tensors:
-                host = next((v for v in leaves(argument.value) if v.kind is Kind.HOST and tensorish(v)), None)
+                host = next(
+                    (
+                        v
+                        for v in leaves(argument.value)
+                        if v.kind is Kind.HOST and tensorish(v) and compatible(v, callee)
+                    ),
+                    None,
+                )
                 given = host is not None and self._given(host, node.func)
                 if host is not None and not host.scalar and id(argument.expr) not in accepts and not given:
                     self._emit(
@@ -212,7 +269,8 @@ class CallsMixin(InterpreterBase):
                     )
             if returned is not None and returned.value.kind is not Kind.UNKNOWN:
                 return returned.value
-            return Value(Kind.INPUT, module=False)
+            # The output of a layer with parameters is made where they are (see ``_layer_output``).
+            return Value(Kind.INPUT, module=False, origin=node if callee.stateful else None)
         return UNKNOWN
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
@@ -221,13 +279,16 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
-            if method != "cpu" and self.summary_mode:
-                # ``batch["features"].to(device)``: the function places what it is given itself.
-                root = base
-                while isinstance(root, (cst.Subscript, cst.Attribute)):
-                    root = root.value
-                if isinstance(root, cst.Name) and root.value in self.parameters and root is not base:
-                    self.moves_itself.add(root.value)
+            root = root_path(base)
+            if self.summary_mode and method != "cpu" and root in self.parameters and moved is not None:
+                # ``self.fc(batch["features"].to(device))``: callers may pass it from anywhere.
+                self.moves_itself.add(root)
+            path = path_of(base)
+            if moved is not None and receiver.module is True and path is not None and path in self.state.env:
+                # ``self.model = model.to(gpu)``: a module moves in place, ``model`` with it.
+                self.state.env[path] = moved
+                if receiver.source == path:
+                    self.moved_in_place[path] = moved
             return moved if moved is not None else UNKNOWN
         if method == "load_state_dict" and self.moved_in_place and receiver.optimizer is None:
             # ``controller.optimizer.load_state_dict(...)`` after this function moved a model it was given.
@@ -265,7 +326,7 @@ class CallsMixin(InterpreterBase):
         if receiver.kind is Kind.CONTAINER:
             return _container_method(receiver, method, node)
         if method == "numpy":
-            accel = next((v for v in leaves(receiver) if v.kind is Kind.ACCEL and tensorish(v)), None)
+            accel = self._on_device(receiver)
             if accel is not None:
                 self._emit(NumpyOnAccel(node, Operand(base, accel), node.func.attr), node)  # type: ignore[attr-defined]
                 return NEUTRAL
@@ -297,6 +358,8 @@ class CallsMixin(InterpreterBase):
             index_operand = argument_at(node, arguments, index_spec[0], index_spec[1])
             if index_operand is not None:
                 self._check_index_operation(node, Operand(base, receiver), index_operand, f"`.{method}()`")
+        if method in ("eval", "train") and receiver.module is None and receiver.kind is not Kind.UNKNOWN:
+            return replace(receiver, module=True)  # only a module has them; it returns itself
         if tensorish(receiver):
             if method in torch_api.NON_TENSOR_METHODS:
                 return NEUTRAL
@@ -359,6 +422,7 @@ class CallsMixin(InterpreterBase):
         callee = self._attribute(node.func) if isinstance(node.func, cst.Attribute) else UNKNOWN
         if (
             callee.module is True
+            or (callee.module is None and callee.kind is Kind.ACCEL)  # moved and called: a model
             or callee.compares
             or callee.instance_of is not None
             or LOSS_NAME.search(method)
@@ -397,6 +461,8 @@ class CallsMixin(InterpreterBase):
             device = patterns.keyword(node, "device")
             if device is not None:
                 return self._device_value(device.value, node, module=False) or UNKNOWN
+            if any(a.star == "**" for a in node.args):
+                return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
             scalar = patterns.maybe_zero_dim_factory(node, qualified)
             default = self._default_device_place(module=False)
             if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
@@ -434,8 +500,12 @@ class CallsMixin(InterpreterBase):
             return Value(Kind.HOST, module=True, stateful=False, transform=True, origin=node)
         if qualified in torch_api.INPUT_SCATTERING_WRAPPERS:
             inner = arguments[0].value if arguments else UNKNOWN
-            if inner.kind is Kind.HOST and inner.module is True and not node.args[0].star:
-                self._emit(WrappedUnmoved(node, arguments[0], qualified, self.function, self.statement), node)
+            # (Along some path: a model the file's calls pass on the host, whatever other callers pass.)
+            unmoved = next((a for a in alternatives(inner) if a.kind is Kind.HOST and a.module is True), None)
+            placed = any(a.kind in (Kind.ACCEL, Kind.CONDITIONAL) for a in alternatives(inner))
+            if unmoved is not None and not placed and not node.args[0].star:
+                operand = Operand(arguments[0].expr, unmoved)
+                self._emit(WrappedUnmoved(node, operand, qualified, self.function, self.statement), node)
             return replace(inner, scatters_inputs=True) if inner.module is not False else UNKNOWN
         if torch_api.is_nn_module_class(qualified):
             is_loss = qualified.endswith("Loss")
@@ -479,8 +549,11 @@ class CallsMixin(InterpreterBase):
             self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
             if qualified in torch_api.NON_TENSOR_FUNCTIONS or not tensors:
                 return UNKNOWN
-            # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``).
-            return common_device(tensors)
+            # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``); a
+            # sequence of tensors (``torch.stack(samples)``) counts through its elements.
+            return common_device(
+                [Operand(t.expr, element_values(t.value)) if t.value.kind is Kind.CONTAINER else t for t in tensors]
+            )
         return None
 
     def _new_distribution(self, node: cst.Call, arguments: list[Operand]) -> Value:

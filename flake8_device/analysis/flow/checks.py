@@ -298,7 +298,9 @@ class ChecksMixin(InterpreterBase):
         if callee.scatters_inputs:
             return  # DataParallel / DistributedDataParallel move their inputs themselves
         model_condition = placement_condition(callee, module=True)
-        if model_condition is None:
+        if model_condition is None or (callee.guard is not None and model_condition == ALWAYS):
+            # (Moved along one path only, ``if args.device == "gpu": model.cuda()``: the device was
+            # chosen by that branch's test, whose link to the input's condition is not known here.)
             return
         for argument in arguments:
             condition = placement_condition(argument.value, module=False)

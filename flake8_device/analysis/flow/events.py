@@ -188,6 +188,16 @@ class HelperConstantsMeetAccel:
     constants: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class DeviceIgnored:
+    """A function of the file given ``device=`` returns a host tensor it was given as it was."""
+
+    call: cst.Call
+    argument: Operand
+    device: cst.BaseExpression
+    function: str
+
+
 # A runtime Union (not ``X | Y``): the package supports Python 3.9.
 Event = Union[
     Mix,
@@ -207,5 +217,6 @@ Event = Union[
     IndexMismatch,
     DeviceChoiceMismatch,
     HelperConstantsMeetAccel,
+    DeviceIgnored,
 ]
 E = TypeVar("E")

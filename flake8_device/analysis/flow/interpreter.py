@@ -38,7 +38,7 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.state import Env, State, join_states
-from flake8_device.analysis.flow.summaries import Summary, without_parameters
+from flake8_device.analysis.flow.summaries import STATE, Summary, without_parameters
 from flake8_device.analysis.flow.syntax import (
     block_of,
     compound_blocks,
@@ -75,6 +75,12 @@ from flake8_device.analysis.symbols import dotted_name
 if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.symbols import Symbols
+
+# A branch test about devices (``x.device == device``, ``x.is_cuda``): what it returns is chosen by it.
+_DEVICE_WORD = re.compile(r"device|\bdev\b|cuda|gpu|\bcpu\b|\bmps\b", re.I)
+
+# Libraries that place models and batches themselves.
+_AUTO_PLACEMENT = ("accelerate", "lightning.fabric", "lightning_fabric", "torch_xla.distributed.parallel_loader")
 
 # Loops nested deeper than this are interpreted once, without iterating to a fixed point.
 MAX_LOOP_DEPTH = 3
@@ -153,6 +159,18 @@ def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatemen
     return found
 
 
+def _chosen_by(name: str, value: Value) -> Value:
+    """A parameter given different values by different calls: what each path computes from it follows
+    one of them (``scores[:-1] != scores[1:]`` never pairs two of them)."""
+    if value.kind is not Kind.MAYBE:
+        return value
+    tagged = tuple(
+        a if a.placed_by is not None or a.kind is Kind.UNKNOWN else replace(a, placed_by=(name, f"#{i}"))
+        for i, a in enumerate(value.alternatives)
+    )
+    return replace(value, alternatives=tagged)
+
+
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
     """The parameters of ``forward`` that take data: no default (or ``None``), no scalar annotation."""
     params = [*function.params.posonly_params, *function.params.params]
@@ -227,6 +245,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.reloads_optimizers = False
         # Where the host tensors the file's callers pass this function were made (see ``_given``).
         self.given_origins: set[int] = set()
+        # Summary mode: the tests of the branches around the statement, and the parameters returned
+        # as they came along a path whose tests name no device (see ``Summary.passes_through``).
+        self.tests: list[str] = []
+        self.passes_through: set[str] = set()
         self.ctx = analysis.ctx
         self.symbols = analysis.ctx.symbols
         self.function = function
@@ -242,7 +264,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
         self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
         self.uses_auto_placement = any(
-            t.startswith(("accelerate", "lightning.fabric", "lightning_fabric")) for t in self.symbols.imports.values()
+            # (torch_xla's MpDeviceLoader / ParallelLoader put every batch on the XLA device.)
+            t.startswith(_AUTO_PLACEMENT) for t in self.symbols.imports.values()
         )
 
     @cached_property
@@ -290,7 +313,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # What the file's own calls pass, joined with what other callers may pass.
         for name, values in context.items():
             if not name.startswith("self."):
-                defaults[name] = union([*values, defaults.get(name, UNKNOWN)])
+                defaults[name] = _chosen_by(name, union([*values, defaults.get(name, UNKNOWN)]))
                 self.given_origins.update(
                     id(leaf.origin)
                     for value in values
@@ -396,6 +419,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             moves_itself=frozenset(self.moves_itself),
             meets=frozenset(self.parameter_meets),
             reloads_optimizers=self.reloads_optimizers,
+            passes_through=frozenset(self.passes_through),
         )
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
@@ -430,7 +454,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             filled = self._not_empty_test(statement.test)
             if filled is not None:
                 self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
+            self.tests.append(guard)
             self._block(block_of(statement.body))
+            self.tests.pop()
             branches.append(self.state)
             self.state = before.copy()
             # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
@@ -438,11 +464,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=not none_tested[1])
             self.state.assume(negate(guard))
+            self.tests.append(negate(guard))
             if statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
                 else:
                     self._block(block_of(statement.orelse.body))
+            self.tests.pop()
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
             self.state = join_states(branches, (guard, negate(guard)), self._outside)
@@ -454,7 +482,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         elif isinstance(statement, cst.Try):
             self._try(statement)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            self.state.env[statement.name.value] = UNKNOWN
+            name = statement.name.value
+            if self.analysis.program.functions.get(name) is statement:
+                # The file's own function: calls to it apply its summary (see ``_local_callee``).
+                self.state.env.pop(name, None)
+            else:
+                self.state.env[name] = UNKNOWN
         elif isinstance(statement, cst.Match):
             self._match(statement)
         # Other compound statements (none in Python 3.12) are skipped: their bindings are
@@ -504,6 +537,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             tested = test.value.value if test.value.attr.value == "shape" else None
         return tested
 
+    def _record_state_meet(self, value: Value) -> None:
+        """In a summary of a module's method: the parameters ``value`` comes from meet the module's state."""
+        for leaf in leaves(value):
+            if leaf.source is not None and tensorish(leaf):
+                self.parameter_meets.add((leaf.source, STATE))
+
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -546,6 +585,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if small.value is not None:
                 self._use(small.value)
                 returned = self._eval(small.value)
+                if self.summary_mode and not any(_DEVICE_WORD.search(test) for test in self.tests):
+                    self.passes_through.update(
+                        a.source
+                        for a in alternatives(returned)
+                        if a.kind is Kind.INPUT and a.source in self.parameters and a.module is not True
+                    )
                 if not self.state.cpu_only or not self.summary_mode:
                     self.returns.append(returned)
             else:
@@ -755,15 +800,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _bind_values(self, target: cst.BaseExpression, element: Value) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            if (
-                element.kind is Kind.CONTAINER
-                and element.container == "tuple"
-                and len(element.elements) == len(target.elements)
-            ):
-                for item, value in zip(target.elements, element.elements):  # ``for name, p in named_parameters()``
+            items = target.elements
+            if element.kind is Kind.CONTAINER and element.container == "tuple" and len(element.elements) == len(items):
+                # ``for obs, reward in pairs`` over tuples built here: each name gets its own position.
+                for item, value in zip(items, element.elements):
                     self._bind_values(item.value, value)
                 return
-            for item in target.elements:
+            for item in items:
                 self._bind_values(item.value, element_of(element))
             return
         path = path_of(target)
@@ -1055,7 +1098,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if attr in info.parameters or attr in info.buffers:
             return Value(Kind.INPUT, module=False, origin=None)
         if callee[:1].isupper() and callee not in ("Parameter", "ModuleList", "ModuleDict", "Sequential"):
-            return Value(Kind.INPUT, module=True)
+            return Value(Kind.INPUT, module=True, stateful=f"torch.nn.{callee}" not in torch_api.STATELESS_NN_MODULES)
         return UNKNOWN
 
     def _subscript(self, node: cst.Subscript) -> Value:
@@ -1123,6 +1166,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 grad=a.grad or b.grad,
                 source=_combined_source(a, b),
                 guard=a.guard or b.guard,
+                placed_by=a.placed_by or b.placed_by,
             )
         for concrete, parameter in ((a, b), (b, a)):
             if parameter.kind is Kind.INPUT and parameter.source and concrete.kind in (Kind.HOST, Kind.ACCEL):

@@ -14,11 +14,21 @@ import libcst as cst
 
 from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
-from flake8_device.analysis.flow.events import Operand
+from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
-from flake8_device.analysis.flow.summaries import Summary, substitute
+from flake8_device.analysis.flow.summaries import STATE, Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
-from flake8_device.analysis.flow.values import NEUTRAL, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
+from flake8_device.analysis.flow.values import (
+    NEUTRAL,
+    UNKNOWN,
+    Kind,
+    Value,
+    alternatives,
+    leaves,
+    lift,
+    tensorish,
+    union,
+)
 
 
 class LocalCallsMixin(InterpreterBase):
@@ -85,6 +95,9 @@ class LocalCallsMixin(InterpreterBase):
                 placed = self._settle_optimizers(substitute(value, values, texts), rebase)
                 self.state.env[f"{self.self_name}.{attribute}"] = placed
         self._meet_arguments(node, function, summary, binding, values)
+        self._check_device_ignored(node, function, summary, binding, values)
+        if bound and self.summary_mode and self.in_module_class:
+            self._state_meets(summary, binding, values)  # ``self.forward(x)`` in another method
         # What the function computes from several of its tensor arguments is where they are.
         places = [v for v in values.values() if tensorish(v) or v.kind is Kind.MAYBE]
         here = union(places) if places else None
@@ -180,6 +193,62 @@ class LocalCallsMixin(InterpreterBase):
             return f"{new_root}.{rest}" if rest else new_root
 
         return rebase
+
+    def _check_device_ignored(
+        self,
+        node: cst.Call,
+        function: cst.FunctionDef,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+    ) -> None:
+        """``to_tensor(batch, device=d)`` whose function returns a tensor it is given as it came along
+        some path: the caller asked for ``d`` and gets a host tensor."""
+        device = patterns.keyword(node, "device")
+        if device is None or not summary.passes_through:
+            return
+        placed = self._device_value(device.value, node, module=False)
+        if placed is None or not any(a.kind is Kind.ACCEL for a in alternatives(placed)):
+            return
+        for name in summary.passes_through:
+            if name not in binding:
+                continue
+            given = leaves(values[name])
+            host = next((v for v in given if v.kind is Kind.HOST and tensorish(v) and not v.scalar), None)
+            if host is not None:
+                event = DeviceIgnored(node, Operand(binding[name].value, host), device.value, function.name.value)
+                self._emit(event, binding[name].value)
+                return
+
+    def _state_meets(self, summary: Summary, binding: dict[str, cst.Arg], values: dict[str, Value]) -> list[str]:
+        """The parameters whose tensors meet the module's own state in ``summary`` (recorded, in a
+        summary of a method of the same module, for the parameters they came from)."""
+        names = [p for p, other in summary.meets if other == STATE]
+        met = [p for p in binding if p in names or "*" in names]
+        if self.summary_mode:
+            for name in met:
+                self._record_state_meet(values[name])
+        return met
+
+    def _check_state_meets(
+        self,
+        node: cst.Call,
+        base: cst.BaseExpression,
+        instance: Value,
+        summary: Summary,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+    ) -> None:
+        """A method of a module never moved, called with device tensors its layers take."""
+        if not (instance.kind is Kind.HOST and instance.module is True and instance.stateful):
+            return
+        if not isinstance(instance.origin, cst.Call):
+            return
+        model = Operand(base, replace(instance, module=False, class_name=None, attributes=()))
+        for name in self._state_meets(summary, binding, values):
+            argument = Operand(binding[name].value, values[name])
+            method = self.ctx.code_for(node.func)
+            self._meet(node, [model, argument], f"`{method}(...)`", arithmetic=False)
 
     def _bind_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
@@ -311,6 +380,8 @@ class LocalCallsMixin(InterpreterBase):
         if summary is None:
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
+        if name not in ("forward", "__call__"):
+            self._check_state_meets(node, base, instance, summary, binding, values)
         here = instance if instance.module is True else None
         rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
         if summary.attributes:

@@ -11,7 +11,15 @@ from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
 from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
 from flake8_device.analysis.flow.syntax import path_of
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, carries_tensor, union
+from flake8_device.analysis.flow.values import (
+    ALWAYS,
+    UNKNOWN,
+    Kind,
+    Value,
+    alternatives,
+    carries_tensor,
+    union,
+)
 from flake8_device.analysis.symbols import dotted_name
 
 
@@ -123,6 +131,8 @@ class PlacementMixin(InterpreterBase):
         literal = patterns.string_value(node)
         if isinstance(node, cst.Name) and node.value == "None":
             return Value(Kind.HOST, origin=origin, module=module)  # the default device
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            return self._device_fallback(node, origin, module=module)
         if literal is None and isinstance(node, (cst.Name, cst.Attribute)):
             bound = self.state.env.get(path_of(node) or "")
             if bound is not None and bound.kind is Kind.MAYBE and any(a.constant for a in bound.alternatives):
@@ -172,6 +182,26 @@ class PlacementMixin(InterpreterBase):
             return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
         return None
 
+    def _device_fallback(self, node: cst.BooleanOperation, origin: cst.Call, *, module: bool | None) -> Value | None:
+        """``device or "cuda"``, ``device or ("cuda" if ok else "cpu")``: the fallback where the
+        device is None, else either; on the accelerator when either may name one."""
+        given = self._value_of(node.left)
+        fallback = self._device_value(node.right, origin, module=module)
+        if given.constant == "None":
+            return fallback
+        chosen = self._device_value(node.left, origin, module=module)
+        places = [p for p in (chosen, fallback) if p is not None]
+        if not any(a.kind is Kind.ACCEL for p in places for a in alternatives(p)):
+            return places[0] if len(places) == 2 and union(places).kind is Kind.HOST else None
+        suffix = self._move_suffix(origin) if patterns.method_name(origin) in ("to", "cuda") else None
+        return Value(
+            Kind.ACCEL,
+            device=self.ctx.code_for(node),
+            move=suffix or f".to({self.ctx.code_for(node)})",
+            origin=origin,
+            module=module,
+        )
+
     def _device_alternatives(
         self, node: cst.BaseExpression, bound: Value, origin: cst.Call, module: bool | None
     ) -> Value | None:
@@ -179,14 +209,27 @@ class PlacementMixin(InterpreterBase):
         default given a device by some callers)."""
         placed: list[Value] = []
         text = self.ctx.code_for(node)
+        # Values placed by one device variable are on the CPU together along the paths where it is
+        # the CPU: ``model.to(device)`` and ``x.to(device)`` never meet across its alternatives.
         for alternative in bound.alternatives:
             literal = alternative.constant
             if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
-                placed.append(Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard))
+                placed.append(
+                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=(text, "host"))
+                )
             elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
                 literal is None and DEVICE_NAME.search(text)
             ):
-                placed.append(Value(Kind.ACCEL, device=text, origin=origin, module=module, guard=alternative.guard))
+                placed.append(
+                    Value(
+                        Kind.ACCEL,
+                        device=text,
+                        origin=origin,
+                        module=module,
+                        guard=alternative.guard,
+                        placed_by=(text, "accel"),
+                    )
+                )
             else:
                 return None
         return union(placed)

@@ -16,6 +16,10 @@ from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value
 
 # Calls followed through summaries, one inside the other.
 MAX_SUMMARY_DEPTH = 3
+# In ``Summary.meets``: ``(parameter, STATE)`` says the parameter's tensors meet the module's own
+# parameters and buffers (a method of a module class feeding it to one of its layers); a
+# parameter named ``*`` is any of them (computed from several).
+STATE = "<state>"
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,9 @@ class Summary:
     # After moving a parameter, the function reloads an optimizer's state (``opt.load_state_dict(
     # opt.state_dict())``), which puts it where the parameters now are.
     reloads_optimizers: bool = False
+    # Parameters returned as they came along some path whose tests name no device
+    # (``if isinstance(x, torch.Tensor): return x``): a ``device=`` the caller gives is ignored there.
+    passes_through: frozenset[str] = frozenset()
 
 
 EMPTY = Summary()

@@ -121,6 +121,11 @@ class Value:
     # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
     # that a later test of the same condition keeps only the alternatives of its own paths.
     guard: str | None = None
+    # An alternative that one alternative of a variable chose, as ``(variable, which)``: placed by a
+    # device variable that is "cpu" for some callers (``("device", "host")`` for ``x.to(device)``),
+    # or one of the values the file's calls pass a parameter (``("output", "#1")``).  Values chosen
+    # by different alternatives of one variable never meet (see ``compatible``).
+    placed_by: tuple[str, str] | None = None
 
 
 UNKNOWN = Value()
@@ -194,7 +199,9 @@ def assuming(value: Value, condition: str) -> Value:
 
 def compatible(a: Value, b: Value) -> bool:
     """Whether two alternatives can hold on one path (not from the two arms of one test)."""
-    return not (a.guard and b.guard and a.guard == negate(b.guard))
+    return not (a.guard and b.guard and a.guard == negate(b.guard)) and not (
+        a.placed_by and b.placed_by and a.placed_by[0] == b.placed_by[0] and a.placed_by[1] != b.placed_by[1]
+    )
 
 
 def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -334,6 +341,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             class_name=a.class_name if a.class_name == b.class_name else None,
             attributes=a.attributes if a.attributes == b.attributes else (),
             guard=a.guard if a.guard == b.guard else None,
+            placed_by=a.placed_by if a.placed_by == b.placed_by else None,
         )
     return UNKNOWN
 
@@ -514,6 +522,7 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 grad=any(v.grad for v in values),
                 scalar=all(v.scalar for v in values),
                 guard=next((v.guard for v in values if v.guard), None),
+                placed_by=next((v.placed_by for v in values if v.placed_by), None),
                 # Computed from the caller's values (in a summary): several parameters are "*".
                 source="*" if any(v.source for v in values) else None,
             )

@@ -1,0 +1,351 @@
+"""The device flow across the file's calls: the script calling its functions, deep call chains,
+device variables shared by caller and callee."""
+
+from __future__ import annotations
+
+from flake8_device.analysis import flow
+from tests.test_flow import event_types, kinds
+
+
+def test_the_script_calls_the_files_functions() -> None:
+    # A `def` at the top level binds the function the script's calls then apply.
+    body = """
+        def load_model():
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            return nn.Linear(3, 3).to(device)
+
+        def detect(model, image):
+            return model(image).detach().numpy()
+
+        if __name__ == "__main__":
+            model = load_model()
+            detect(model, torch.ones(3).to(model.weight.device))
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+    # Rebound to something else, the name is no longer the function.
+    body = """
+        def load_model():
+            return nn.Linear(3, 3).cuda()
+
+        def detect(model, image):
+            return model(image).detach().numpy()
+
+        detect = make_detector()
+        detect(load_model(), torch.ones(3).cuda())
+        """
+    assert event_types(body) == []
+
+
+def test_a_deep_call_chain_is_followed_from_its_top() -> None:
+    # The script calls `main`, which calls the model, whose forward calls a submodule's forward, which
+    # calls a helper: the chain is as deep as the summaries go, and a summary made while its callees
+    # were cut off is not reused where they are not.
+    body = """
+        import numpy as np
+
+        def rate(scores, labels):
+            return torch.eq(scores.argmax(-1), labels).float().mean()
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, h, labels):
+                return rate(self.fc(h), labels)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 4)
+                self.head = Head()
+
+            def forward(self, x, labels):
+                return self.head(self.enc(x), labels)
+
+        def main(steps):
+            model = Net().cuda()
+            for _ in range(steps):
+                acc = model(torch.randn(2, 4).cuda(), torch.zeros(2).long().cuda())
+                print(np.array([acc * 100]))
+
+        main(3)
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+
+
+def test_what_one_device_variable_places_never_meets_across_its_alternatives() -> None:
+    # `device` is "cpu" for the script's call and may be an accelerator for other callers: the
+    # model and the batch are on the CPU together, or on the device together.
+    body = """
+        def train(model, loader, device):
+            for x, y in loader:
+                x = x.to(device)
+                if flip:
+                    x = x.flip(0)
+                loss = F.cross_entropy(model(x), y.to(device))
+
+        def main(device="cpu"):
+            model = nn.Linear(4, 3).to(device)
+            train(model, [(torch.randn(2, 4), torch.zeros(2).long())], device)
+
+        main("cpu")
+        """
+    assert event_types(body) == []
+    # A batch left where the loader put it still meets the model on the device.
+    body = """
+        def train(model, loader, device):
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y.to(device))
+
+        def main(device="cpu"):
+            model = nn.Linear(4, 3).to(device)
+            train(model, [(torch.randn(2, 4), torch.zeros(2).long())], device)
+
+        main("cuda")
+        """
+    assert "InputNotMoved" in event_types(body)
+
+
+def test_a_model_moved_along_one_path_is_no_device_choice_of_its_own() -> None:
+    # `if args.device == "gpu": model.cuda()` and an input moved under `self.device == "gpu"` (the
+    # same flag, passed on): the link between the two tests is not known, so no mismatch is claimed.
+    body = """
+        class Predictor:
+            def __init__(self, model, device="cpu"):
+                self.model = model
+                self.device = device
+
+            def inference(self, img):
+                img = torch.from_numpy(img).float()
+                if self.device == "gpu":
+                    img = img.cuda()
+                return self.model(img)
+
+        def main(exp, args):
+            model = exp.get_model()
+            if args.device == "gpu":
+                model.cuda()
+            return Predictor(model, args.device)
+
+        predictor = main(Exp(), parse())
+        predictor.inference(np.zeros(3))
+        """
+    assert "DeviceChoiceMismatch" not in event_types(body)
+
+
+def test_a_device_fallback_with_or_may_name_the_accelerator() -> None:
+    body = """
+        import numpy as np
+
+        class Head(nn.Module):
+            def __init__(self, device=None):
+                super().__init__()
+                self.linear = nn.Linear(4, 3)
+                self.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+        head = Head()
+        np.asarray(head(torch.ones(2, 4).to(next(head.parameters()).device)))
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+    body = """
+        x = torch.ones(3).to(device or "cpu")
+        y = torch.ones(3).to(None or "cpu")
+        z = torch.ones(3).to(args.device or "cuda")
+        """
+    found = kinds(body)
+    assert (found["x"], found["y"], found["z"]) == (flow.Kind.ACCEL, flow.Kind.HOST, flow.Kind.ACCEL)
+
+
+def test_numpy_of_what_a_modules_own_layers_make() -> None:
+    # Model code runs wherever the module is: the output of its layers with parameters cannot go to
+    # NumPy without `.cpu()`; its raw input (a transform's CPU image) and parameter-free layers can.
+    body = """
+        class DBNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Conv2d(3, 1, 1)
+                self.act = nn.Sigmoid()
+
+            def forward(self, x, return_boxes=False):
+                prob = torch.sigmoid(self.head(x))
+                if return_boxes:
+                    return post(prob.squeeze(1).detach().numpy())
+                return prob
+
+        class ToArray(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.Sigmoid()
+
+            def forward(self, image):
+                return image.numpy(), self.act(image).numpy()
+        """
+    assert event_types(body) == ["NumpyOnAccel"]
+
+
+def test_one_batch_taken_with_next_and_a_model_kept_by_a_trainer() -> None:
+    # `next(iter(loader))` is a batch like the loop's; a model handed to a trainer, moved there and
+    # called through `self.model` (its `.eval()` says it is a module) meets that batch unmoved.
+    body = """
+        DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+        class Trainer:
+            def __init__(self, model, valid_loader):
+                self.model = model.to(DEVICE)
+                self.valid_loader = valid_loader
+
+            def validation(self):
+                self.model.eval()
+                clip, future = next(iter(self.valid_loader))
+                return self.model(clip)
+
+        def main():
+            batches = [(torch.rand(2, 4), torch.rand(2, 4))]
+            Trainer(nn.Linear(4, 4), batches).validation()
+        """
+    assert event_types(body) == ["InputNotMoved"]
+    # A name bound to `next` is not the builtin.
+    body = body.replace("clip, future = next(", "next = pick\n                clip, future = next(")
+    assert event_types(body) == []
+
+
+def test_a_module_class_that_overrides_call_runs_it() -> None:
+    body = """
+        class Scorer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(3, 3)
+
+            def __call__(self, x):
+                return self.net(x).cpu()
+
+        scorer = Scorer().cuda()
+        out = scorer(torch.rand(3).cuda())
+        total = out + torch.ones(3).cuda()
+        """
+    assert event_types(body) == ["Mix"]
+
+
+def test_a_sequence_of_tensors_is_where_its_elements_are() -> None:
+    found = kinds(
+        """
+        xs = [torch.ones(3).cuda(), torch.zeros(3).cuda()]
+        a = torch.stack(xs)
+        b = torch.cat([x * 2 for x in xs])
+        """
+    )
+    assert (found["a"], found["b"]) == (flow.Kind.ACCEL, flow.Kind.ACCEL)
+
+
+def test_an_nccl_backend_chosen_by_a_command_line_default() -> None:
+    import ast
+
+    from flake8_device.rules.frameworks import initialises_nccl
+
+    source = (
+        "parser.add_argument('--backend', default='nccl')\n"
+        "dist.init_process_group(backend=args.backend, init_method=args.init_method)\n"
+    )
+    assert initialises_nccl(ast.parse(source))
+    assert not initialises_nccl(ast.parse(source.replace("'nccl'", "'gloo'")))
+
+
+def test_loop_targets_unpack_tuples_by_position() -> None:
+    body = """
+        import numpy as np
+
+        episode = []
+        for step in range(3):
+            episode.append((torch.ones(3).cuda(), np.zeros(2)))
+        rewards = np.array([r for _, r in episode])
+        """
+    assert event_types(body) == []
+
+
+def test_a_method_of_a_model_never_moved_meets_device_tensors_through_its_layers() -> None:
+    body = """
+        class PolicyNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 2)
+
+            def forward(self, obs, reward):
+                return self.net(torch.cat((obs, reward), dim=-1))
+
+            def distribution(self, obs, reward):
+                return Categorical(self.forward(obs, reward))
+
+            def describe(self, obs):
+                return obs.shape
+
+        class Agent:
+            def __init__(self, device):
+                self.device = device
+                self.net = PolicyNet()
+
+            def update(self, obs, reward):
+                obs = obs.to(self.device)
+                self.net.describe(obs)
+                return self.net.distribution(obs, reward.to(self.device))
+        """
+    assert event_types(body) == ["Mix"]
+    assert event_types(body.replace("self.net = PolicyNet()", "self.net = PolicyNet().to(device)")) == []
+
+
+def test_one_parameter_given_different_places_never_meets_itself() -> None:
+    # `output` is a host tensor for one call and wherever the inputs are for others: its two slices
+    # are on one device along every path.
+    body = """
+        def average_precision(output):
+            scores = output.gather(0, output.argsort(dim=0))
+            ends = scores[:-1] != scores[1:]
+            return ends
+
+        def compute(outputs):
+            return average_precision(torch.cat([o.cpu() for o in outputs]))
+        """
+    assert event_types(body) == []
+    # Two parameters are two values: a host tensor still meets the other one's device tensor.
+    body = """
+        def compare(a, b):
+            return a != b
+
+        def check(x):
+            return compare(torch.ones(3), x.cuda())
+        """
+    assert set(event_types(body)) == {"Mix"}
+
+
+def test_a_model_moved_in_an_assignment_moves_in_place() -> None:
+    # `self.model = model.to(gpu)` moves `model` too: wrapping it next is fine.
+    body = """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, gpu_id):
+                self.model = model.to(gpu_id)
+                self.model = DDP(model, device_ids=[gpu_id])
+
+        def main(rank):
+            Trainer(nn.Linear(4, 2), rank)
+        """
+    assert event_types(body) == []
+
+
+def test_a_forward_that_moves_part_of_its_input_takes_it_from_anywhere() -> None:
+    body = """
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, batch):
+                return self.fc(batch["features"].to(next(self.parameters()).device))
+
+        def fit(device):
+            model = Backbone().to(device)
+            for batch in [{"features": torch.randn(4, 4)}]:
+                model(batch)
+        """
+    assert event_types(body) == []
