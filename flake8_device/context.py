@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
     """The source of ``node`` over the span PositionProvider gives it (own parentheses excluded)."""
-    if getattr(node, "lpar", None):
-        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]
+    if getattr(node, "lpar", None) and not (isinstance(node, cst.Tuple) and not node.elements):
+        node = node.with_changes(lpar=(), rpar=())  # type: ignore[attr-defined]  # (``()`` keeps them)
     return module.code_for_node(node)
 
 

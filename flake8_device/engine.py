@@ -178,7 +178,8 @@ class Engine:
         chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
         flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        flow_ranges = units.line_ranges(flow_units)
+        covered = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow and rule.flow_covers_units))
+        flow_ranges = units.line_ranges(covered)
         if not self.select_units:
             return SparseSource(index.text, [], complete=True), flow_ranges
         if not selected:

@@ -45,6 +45,10 @@ class Rule:
     needs_whole_class: ClassVar[bool] = False
     # Reads the device-flow analysis: the flow covers the units this rule selected.
     uses_flow: ClassVar[bool] = False
+    # A flow rule whose events are reported where they point (an assignment elsewhere), whatever
+    # unit they happen in: its units bring the code around them into the parse (as context), but
+    # do not make the other flow rules report in them.
+    flow_covers_units: ClassVar[bool] = True
     # Regular expressions that must all match somewhere in the file (not necessarily in the
     # unit that fires): for conditions the analysis reads across the file, such as the
     # ``nccl`` backend initialised in another function than the collective that breaks, or a

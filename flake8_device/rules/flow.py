@@ -117,6 +117,8 @@ class MixedDevices(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.Mix):
+            if event.host.value.held is not None:
+                continue  # a module's plain tensor attribute: DEV102 reports it where it is kept
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
@@ -207,7 +209,7 @@ class TensorCreatedWithoutDevice(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HostMeetsInput):
             factory = event.host.value.origin
-            if not isinstance(factory, cst.Call):
+            if not isinstance(factory, cst.Call) or event.host.value.held is not None:
                 continue
             qualified = self.ctx.symbols.qualify(factory.func)
             device = patterns.keyword(factory, "device")

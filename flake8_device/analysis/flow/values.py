@@ -112,6 +112,10 @@ class Value:
     # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
     # that a later test of the same condition keeps only the alternatives of its own paths.
     guard: str | None = None
+    # A tensor kept in a plain (unregistered) attribute of a module of this file, as ``Class.attr``,
+    # read where it was left by the construction or an earlier call: it stays where it was made
+    # when the module moves, so meeting the module's inputs there is a bug (DEV102).
+    held: str | None = None
 
 
 UNKNOWN = Value()
@@ -203,7 +207,11 @@ def union(values: Sequence[Value]) -> Value:
     merged: list[Value] = []
     for alternative in flat:
         for index, known in enumerate(merged):
-            if known.kind is alternative.kind and known.container == alternative.container:
+            if (
+                known.kind is alternative.kind
+                and known.container == alternative.container
+                and known.held == alternative.held
+            ):
                 merged[index] = _join_same_kind(known, alternative)
                 break
         else:
@@ -235,7 +243,7 @@ def join(a: Value, b: Value) -> Value:
         return UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
-    if a.kind is b.kind and a.container == b.container:
+    if a.kind is b.kind and a.container == b.container and a.held == b.held:
         return _join_same_kind(a, b)
     return union((a, b))
 
@@ -286,6 +294,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             class_name=a.class_name if a.class_name == b.class_name else None,
             attributes=a.attributes if a.attributes == b.attributes else (),
             guard=a.guard if a.guard == b.guard else None,
+            held=a.held if a.held == b.held else None,
         )
     return UNKNOWN
 
@@ -379,7 +388,9 @@ def item_of(value: Value) -> Value:
     if value.kind is Kind.CONTAINER:
         return element_values(value)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and (value.batch or value.module is None):
-        return Value(value.kind, device=value.device, move=value.move, module=False, origin=value.origin)
+        return Value(
+            value.kind, device=value.device, move=value.move, module=False, origin=value.origin, held=value.held
+        )
     if tensorish(value):
         return replace(value, scalar=True)
     return UNKNOWN
@@ -429,6 +440,8 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 grad=any(v.grad for v in values),
                 scalar=all(v.scalar for v in values),
                 guard=next((v.guard for v in values if v.guard), None),
+                # Made from one plain attribute alone (``torch.inverse(self.w)``): where it is.
+                held=first.held if all(v.held == first.held for v in values if v.kind is not Kind.NEUTRAL) else None,
             )
         )
     return union(results) if results else UNKNOWN
