@@ -45,6 +45,15 @@ def _callee_name(node: ast.expr) -> str:
     return ""
 
 
+def _alternative_callees(node: ast.expr) -> set[str]:
+    """The callees of ``A(...) if c else B(...)`` / ``a or B(...)``: a parameter made in one branch."""
+    if isinstance(node, ast.IfExp):
+        return _alternative_callees(node.body) | _alternative_callees(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return set().union(*(_alternative_callees(v) for v in node.values))
+    return {_callee_name(node)}
+
+
 @dataclass
 class ClassInfo:
     name: str
@@ -122,7 +131,7 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                         info.init_assignment_count[attr] += 1
                         callee = _callee_name(value)
                         info.init_calls.setdefault(attr, callee)
-                        if callee == "Parameter":
+                        if callee == "Parameter" or "Parameter" in _alternative_callees(value):
                             info.parameters.add(attr)
                     elif _places(value):
                         # ``self.mask = self.mask.to(x.device)``: kept on the right device by hand.

@@ -121,6 +121,8 @@ class MixedDevices(Rule):
         for event in self.ctx.flow.events_of(events.Mix):
             if from_numpy_under_default_device(self, event.host.value) is not None:
                 continue  # DEV209 reports it where the array becomes a tensor
+            if event.host.value.held is not None:
+                continue  # a module's plain tensor attribute: DEV102 reports it where it is kept
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
@@ -229,7 +231,7 @@ class TensorCreatedWithoutDevice(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HostMeetsInput):
             factory = event.host.value.origin
-            if not isinstance(factory, cst.Call):
+            if not isinstance(factory, cst.Call) or event.host.value.held is not None:
                 continue
             qualified = self.ctx.symbols.qualify(factory.func) or ""
             device = patterns.keyword(factory, "device")

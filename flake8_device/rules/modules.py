@@ -9,7 +9,8 @@ import libcst as cst
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.flow import events
+from flake8_device.analysis.flow import Kind, Value, events
+from flake8_device.analysis.flow.values import alternatives, carries_tensor, leaves, tensorish
 from flake8_device.analysis.types import RESERVED_KEYS
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
@@ -149,15 +150,23 @@ class TensorAttributeNotRegistered(Rule):
     """Plain tensor attribute in a module.
 
     ## What it does
-    Finds tensors stored on a module as plain attributes in `__init__`
-    (`self.mask = torch.tril(torch.ones(n, n))`), instead of as a buffer or
-    a parameter.
+    Finds tensors a module keeps in plain attributes instead of buffers or
+    parameters, where the module then uses them with its inputs or its
+    parameters (or returns them from `forward`): made in `__init__` or in a
+    helper it calls (`self.mask = torch.tril(torch.ones(n, n))`), reset by
+    another method (`init_hidden`, `reset`), or cached by `forward` from one
+    call to the next (`self.cache = ...`, rebuilt only when the shape changes).
+    A tensor moved where it is used (`self.mask.to(x.device)`,
+    `.type_as(x)`), one overwritten before every read, a 0-dim constant, and
+    the attributes of classes that move them themselves (`_apply`, `to`) are
+    not reported.
 
     ## Why is this bad?
     `module.to(device)`, `.cuda()` and `.half()` only move registered state.
-    A plain tensor attribute stays where it was made (usually the CPU), and the
-    first `forward` on the accelerator fails with `Expected all tensors to be on
-    the same device`. It is also missing from `state_dict()`.
+    A plain tensor attribute stays where it was made (usually the CPU, or
+    wherever the inputs of the call that cached it were), and the first
+    `forward` after the move fails with `Expected all tensors to be on the same
+    device`. It is also missing from `state_dict()`.
 
     ## Example
     ```python
@@ -194,63 +203,93 @@ class TensorAttributeNotRegistered(Rule):
     `state_dict()` and checkpoints stay exactly as they were; the tensor now
     follows `.to()`, `.cuda()` and (for floating-point tensors) dtype casts such
     as `.half()`, like every other buffer. A private `self.__mask` is
-    registered under the name Python stores it as (`_Net__mask`). The fix is
-    only offered where it is valid: after `super().__init__()`, for an
-    attribute assigned once in `__init__`; it is withheld (shown, with the
-    reason) where the class or a base class of the file already binds the
-    name in its body (`register_buffer` refuses it) or where another method
-    stores something else than a tensor there (a buffer cannot hold a list).
-    A tensor made with `requires_grad=True` is trainable state: the fix makes
-    it an `nn.Parameter` instead, which is unsafe (it joins `parameters()` and
-    `state_dict()`).
+    registered under the name Python stores it as (`_Net__mask`). A cache
+    whose `__init__` sets a `None` placeholder is registered there as a `None`
+    buffer, which the later assignments fill. The fix is only offered where it
+    is valid: after `super().__init__()`, for an attribute assigned once in
+    `__init__`; it is withheld (shown, with the reason) where the class or a
+    base class of the file already binds the name in its body
+    (`register_buffer` refuses it) or where another method stores something
+    else than a tensor there (a buffer cannot hold a list). A tensor made with
+    `requires_grad=True` is trainable state: the fix makes it an
+    `nn.Parameter` instead, which is unsafe (it joins `parameters()` and
+    `state_dict()`). An attribute first assigned outside `__init__` gets no
+    fix.
     """
 
     code = "DEV102"
+    uses_flow = True
     name = "tensor-attribute-not-registered"
-    message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`"
+    message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`: {evidence}"
     fix_title = "Register `{target}` {how}"
     fix_safety = FixSafety.SAFE
-    markers = (r"def __init__\b", marker.ATTRIBUTE_SET_TO_TENSOR)
+    # A method assigning an attribute of ``self`` (where the tensor is kept); its whole class is
+    # read, since any method may use it.
+    markers = (r"self\.\w+\s*(?::[^=\n]+)?=(?!=)",)
+    needs_whole_class = True
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
-        return unit.name == "__init__" or unit.kind == "class"
+        return unit.kind in ("method", "class")
 
-    needs_whole_class = False
+    def visit_Module(self, node: cst.Module) -> None:
+        flow = self.ctx.flow
+        done: set[tuple[str, str]] = set()
+        for event in flow.events_of(events.PlainAttributeMeets):
+            if (event.owner, event.attribute) in done:
+                continue
+            done.add((event.owner, event.attribute))
+            stores = flow.stores(event.owner, event.attribute)
+            in_init = [s for s in stores if s.method.name.value == "__init__"]
+            made = [s for s in in_init if carries_tensor(s.value)]
+            # Where the tensor is made in the construction; else its placeholder there (a cache
+            # filled later); else where another method first stores it.
+            chosen = made or in_init[:1] or [s for s in stores if carries_tensor(s.value)][:1]
+            if event.partner is not None:
+                evidence = f"it meets `{self.ctx.describe(event.partner.expr)}` in {event.operation}"
+            else:
+                evidence = f"`forward` returns it (`{self.ctx.describe(event.held.expr)}`)"
+            for store in chosen:
+                target = self.ctx.describe(store.target)
+                fix = self._store_fix(store, stores, target) if store.method.name.value == "__init__" else None
+                self.report(store.target, fix=fix, target=target, evidence=evidence)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if not self.ctx.in_method_of_module("__init__"):
-            return
-        owner = self.ctx.current_class
-        assert owner is not None
-        if self.ctx.symbols.class_inherits(
-            owner.name.value, frozenset({"torchmetrics.Metric", "torchmetrics.metric.Metric"})
+    def _store_fix(self, store: events.AttributeStore, stores: list[events.AttributeStore], target: str) -> Fix | None:
+        owner = self.ctx.flow.program.owner(store.method)
+        info = self.ctx.classes.get(owner.node.name.value) if owner is not None else None
+        if owner is None or info is None:
+            return None
+        assignment = next(
+            (a for a in patterns.attribute_assignments(store.method) if a.target is store.target), None
+        )
+        if (
+            assignment is None
+            or not assignment.after_super_init
+            or not isinstance(assignment.statement, cst.Assign)
+            or info.init_assignment_count.get(assignment.attr, 0) != 1
         ):
-            return  # DEV5xx's add_state rule covers metric state
-        info = self.ctx.class_info(owner)
-        if info is None or info.custom_move:
-            return
-        for assignment in patterns.attribute_assignments(node):
-            attr, value, self_name = assignment.attr, assignment.value, assignment.self_name
-            if info.holds_state(attr) or attr in info.managed_by_hand:
-                continue
-            factory = patterns.factory_expression(value, self.ctx.symbols, host_only=False)
-            if factory is None:
-                continue
-            qualified = self.ctx.symbols.qualify(factory.func) or ""
-            if value is factory and patterns.maybe_zero_dim_factory(factory, qualified):
-                continue  # a 0-dim CPU tensor mixes legally with device tensors
-            fix = None
-            statement = assignment.statement
-            if (
-                assignment.after_super_init
-                and isinstance(statement, cst.Assign)
-                and info.init_assignment_count.get(attr, 0) == 1
-            ):
-                fix = self._fix(owner.name.value, assignment)
-            self.report(assignment.target, fix=fix, target=f"{self_name}.{attr}")
+            return None
+        # What the other methods store there, whatever their callers give them (their summaries): a
+        # buffer repairs a tensor made where the module or its inputs are, not a new CPU tensor.
+        flow = self.ctx.flow
+        later = {s.method: None for s in stores if s.method.name.value != "__init__"}
+        values: list[tuple[cst.FunctionDef, Value]] = []
+        for method in later:
+            summary = flow.summary(method, seeded=False)
+            value = summary.attributes.get(assignment.attr) if summary is not None else None
+            values.append((method, value if value is not None else Value()))
+        on_host = next((m for m, v in values if any(leaf.kind is Kind.HOST for leaf in leaves(v))), None)
+        if on_host is not None:
+            reason = (
+                f"`{target}` is set to a new CPU tensor in `{on_host.name.value}`, which a buffer does not "
+                "move either: make it where the module is"
+            )
+            how = "with `self.register_buffer(..., persistent=False)`"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        proven = bool(values) and all(_buffer_value(v) for _, v in values)
+        return self._fix(owner.node.name.value, assignment, tensors_stored=proven)
 
-    def _fix(self, class_name: str, assignment: patterns.AttributeAssignment) -> Fix:
+    def _fix(self, class_name: str, assignment: patterns.AttributeAssignment, *, tensors_stored: bool) -> Fix:
         """A buffer under the name Python stores the attribute as; a parameter for a tensor that
         requires grad (trainable state); nothing where the class already binds the name, or
         stores something else there later."""
@@ -273,7 +312,8 @@ class TensorAttributeNotRegistered(Rule):
         if declared is not None:
             reason = f"`{declared}` already binds `{attr}` in its class body: `register_buffer` would refuse it"
             return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
-        other = types.non_tensor_assignment(class_name, attr) if types is not None else None
+        # (Unless the flow shows every later assignment stores a tensor or None.)
+        other = types.non_tensor_assignment(class_name, attr) if types is not None and not tensors_stored else None
         if other is not None:
             reason = f"the class also stores `{ast.unparse(other)}` in `{attr}`, which a buffer cannot hold"
             return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
@@ -452,6 +492,15 @@ class ModuleListNotRegistered(Rule):
             return "its uses could not be read"
         uses = types.container_uses(self.ctx.tree, owner, attr, wrapper)
         return None if uses else uses.reason
+
+
+def _buffer_value(value: Value) -> bool:
+    """What a buffer may hold along every path: tensors, or None."""
+    return all(
+        (leaf.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and leaf.module is False and tensorish(leaf))
+        or (leaf.kind is Kind.NEUTRAL and leaf.constant == "None")
+        for leaf in alternatives(value)
+    )
 
 
 def _requires_grad(value: cst.BaseExpression) -> bool:

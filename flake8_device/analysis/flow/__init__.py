@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -35,13 +36,13 @@ import libcst as cst
 
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
-from flake8_device.analysis.flow.events import E, Event
+from flake8_device.analysis.flow.events import AttributeStore, E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.interpreter import Interpreter
 from flake8_device.analysis.flow.program import Program
 from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks
-from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, union
+from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, lift, tensorish, union
 from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import dotted_name
 from flake8_device.walk import children
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
     from flake8_device.context import FileContext
 
 _OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
+# Attributes a framework moves with the module itself (Lightning's sample input).
+FRAMEWORK_MOVED_ATTRIBUTES = frozenset({"example_input_array"})
+METRIC_BASES = frozenset({"torchmetrics.Metric", "torchmetrics.metric.Metric"})
 
 __all__ = [
     "ALWAYS",
@@ -83,6 +87,9 @@ class FlowAnalysis:
         self._summarizing: list[cst.FunctionDef] = []
         self._cut_off = False
         self._attribute_states: dict[str, dict[str, Value]] = {}
+        self._keeps_places: dict[str, bool] = {}
+        # What the methods of each class store in ``self.<attr>``: (class, attr) -> stores.
+        self._stores: dict[tuple[str, str], list[AttributeStore]] = {}
         # What the calls in the file pass each function: parameter -> values.
         self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
         self._outside_names: dict[cst.FunctionDef | None, frozenset[str]] = {}
@@ -194,10 +201,17 @@ class FlowAnalysis:
         if budget <= 0:
             self._cut_off = True
             return None
+        owner = self.program.owner(function)
+        if attributes is None and seeded and owner is not None:
+            # The class's attributes first: its construction may call this very method (a helper
+            # building a table), which must not look recursive there.
+            self.attribute_state(owner.node.name.value)
+            cached = self._summaries.get(key)
+            if cached is not None and cached[1] >= budget:
+                return cached[0]
         cut_off_outside, self._cut_off = self._cut_off, False
         self._summarizing.append(function)
         try:
-            owner = self.program.owner(function)
             interpreter = Interpreter(self, function, owner.node if owner else None, summary_mode=True)
             if attributes is not None:
                 interpreter.seed_attributes(dict(attributes))
@@ -218,22 +232,39 @@ class FlowAnalysis:
         if state is not None:
             return state
         self._attribute_states[class_name] = {}  # while it is computed (methods calling each other)
-        found: dict[str, list[Value]] = {}
-        for entry in reversed(list(self.program.lineage(class_name))):
+        cut_off_outside, self._cut_off = self._cut_off, False
+        stored: list[tuple[str, str, Value]] = []
+        lineage = list(self.program.lineage(class_name))
+        for entry in reversed(lineage):
             for name, method in entry.methods.items():
                 if not self.program.sets_attributes(method):
                     continue
                 summary = self.summary(method, seeded=False)
-                if summary is None:
-                    continue
-                for attribute, value in summary.attributes.items():
-                    values = found.setdefault(attribute, [])
-                    if name == "__init__":
-                        values.insert(0, value)
-                    else:
-                        values.append(value)
+                if summary is not None:
+                    stored.extend((name, attribute, value) for attribute, value in summary.attributes.items())
+        setters: dict[str, set[str]] = {}
+        for name, attribute, _ in stored:
+            if name != "__init__":
+                setters.setdefault(attribute, set()).add(name)
+        found: dict[str, list[Value]] = {}
+        for name, attribute, value in stored:
+            values = found.setdefault(attribute, [])
+            if name == "__init__":
+                values.insert(0, self.held(class_name, attribute, value, construction=True))
+            else:
+                # A cache only the method filling it renews; state another method resets (an
+                # ``init_hidden``) lives as long as its owner decides.
+                cache = len(setters[attribute]) == 1
+                values.append(self.held(class_name, attribute, value, construction=False, cache=cache))
         state = {attribute: union(values) for attribute, values in found.items()}
-        self._attribute_states[class_name] = state
+        # Kept unless it misses something: a method of the class being summarised meanwhile (it
+        # asked for this), or a summary cut short by the depth limit.
+        partial = any(f in self._summarizing for entry in lineage for f in entry.methods.values())
+        if (not self._cut_off or not self._summarizing) and not partial:
+            self._attribute_states[class_name] = state
+        else:
+            del self._attribute_states[class_name]
+        self._cut_off = self._cut_off or cut_off_outside
         return state
 
     def names_from_outside(self, function: cst.FunctionDef | None) -> frozenset[str]:
@@ -263,6 +294,73 @@ class FlowAnalysis:
         found = frozenset(names)
         self._outside_names[function] = found
         return found
+
+    def held(self, class_name: str, attribute: str, value: Value, *, construction: bool, cache: bool = True) -> Value:
+        """``value`` as a later call of a method of ``class_name`` finds it in ``self.<attribute>``:
+        for a plain attribute of a module, its tensors stay where they were made when the module
+        moves (``Value.held``).  What the construction left anywhere; what another method left on
+        the host; what a method left where the module's inputs then were, if it is a ``cache`` (no
+        other method renews it).  Not a tensor a method placed on a device its caller chose
+        (``init_hidden(batch, device)``: made for that call)."""
+        if not self.keeps_place(class_name) or attribute in FRAMEWORK_MOVED_ATTRIBUTES:
+            return value
+        for entry in self.program.lineage(class_name):
+            info = self.ctx.classes.get(entry.node.name.value)
+            if info is not None and (info.holds_state(attribute) or attribute in info.added_states):
+                return value  # registered (by this class or a base): it goes where the module goes
+        if construction:
+            kinds: tuple[Kind, ...] = (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+        else:
+            kinds = (Kind.HOST, Kind.INPUT) if cache else (Kind.HOST,)
+        mark = f"{class_name}.{attribute}"
+
+        def marked(leaf: Value) -> Value:
+            if leaf.kind is Kind.CONTAINER:
+                return replace(leaf, elements=tuple(lift(e, marked) for e in leaf.elements))
+            # (Made by something in the file: a factory, a move, a torch function; arithmetic on the
+            # construction's parameters is as often a number.)
+            made = leaf.module is False and leaf.origin is not None
+            if leaf.kind in kinds and made and tensorish(leaf) and not leaf.held:
+                if leaf.source is not None and leaf.kind is Kind.INPUT and leaf.module is False:
+                    # A tensor made where an argument of that call was (a cache made from
+                    # ``x.device``): not where the arguments of a later call are.
+                    return replace(leaf, held=mark, source=None)
+                return replace(leaf, held=mark)
+            return leaf
+
+        return lift(value, marked)
+
+    def keeps_place(self, class_name: str) -> bool:
+        """A module class of this file whose plain attributes nothing moves: neither it nor a base
+        overrides ``_apply``/``to``, and it is no torchmetrics ``Metric`` (whose states it moves)."""
+        known = self._keeps_places.get(class_name)
+        if known is None:
+            symbols = self.ctx.symbols
+            known = (
+                symbols.is_local_module_class(class_name)
+                and not symbols.class_inherits(class_name, METRIC_BASES)
+                and not any(
+                    (info := self.ctx.classes.get(entry.node.name.value)) is not None and info.custom_move
+                    for entry in self.program.lineage(class_name)
+                )
+            )
+            self._keeps_places[class_name] = known
+        return known
+
+    def record_store(self, class_name: str, attribute: str, store: AttributeStore) -> None:
+        stores = self._stores.setdefault((class_name, attribute), [])
+        if all(known.target is not store.target for known in stores):
+            stores.append(store)
+
+    def stores(self, class_name: str, attribute: str) -> list[AttributeStore]:
+        """The assignments to ``self.<attribute>`` in the methods of ``class_name`` and its bases in
+        this file, construction first."""
+        found = [
+            store
+            for entry in self.program.lineage(class_name)
+            for store in self._stores.get((entry.node.name.value, attribute), [])
+        ]
+        return sorted(found, key=lambda s: s.method.name.value != "__init__")
 
     def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None:
         if record:

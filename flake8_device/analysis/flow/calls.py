@@ -248,6 +248,10 @@ class CallsMixin(InterpreterBase):
                 for argument in tensors:
                     self._record_state_meet(argument.value)  # one of the module's own layers
             for argument in tensors:
+                stale = next((v for v in leaves(argument.value) if v.held and tensorish(v) and not v.scalar), None)
+                if stale is not None and id(argument.expr) not in accepts:
+                    operation = f"`{self.ctx.code_for(node.func)}(...)`"
+                    self._emit_held(Operand(argument.expr, stale), Operand(node.func, callee), operation)
                 host = next(
                     (
                         v
@@ -296,6 +300,17 @@ class CallsMixin(InterpreterBase):
                 self.reloads_optimizers = True
         if method in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
+        if method in ("type_as", "type") and len(arguments) == 1 and any(v.held for v in leaves(receiver)):
+            # A module's plain attribute given the type of an input where it is used (issue 14):
+            # there, whichever device it was left on.  (A fresh tensor's ``.type_as(x)`` lands on
+            # the current device of that type, not on ``x``'s index: followed as it was.)
+            return self._retyped(node, method, receiver, arguments[0])
+        if method == "type" and len(arguments) == 1:
+            cast = node.args[0].value
+            if self._is_dtype(cast) or (isinstance(cast, cst.Call) and patterns.method_name(cast) == "type"):
+                # ``x.type(torch.float16)``, ``x.type(y.type())``: a cast, followed like ``type_as``.
+                return lift(receiver, lambda v: replace(v, origin=node) if tensorish(v) else UNKNOWN)
+            return UNKNOWN
         if method in ATTACH_METHODS and len(node.args) >= 2:
             self._attach_call(base, node.args[1].value, arguments[1].value, method)
             return NEUTRAL
@@ -307,6 +322,30 @@ class CallsMixin(InterpreterBase):
                 self._attach_call(base, node.args[-1].value, arguments[-1].value, method)
             return NEUTRAL
         return lift(receiver, lambda value: self._method_result(node, base, method, value, arguments))
+
+    def _retyped(self, node: cst.Call, method: str, receiver: Value, argument: Operand) -> Value:
+        """``x.type_as(y)`` and ``x.type(y.type())`` go where ``y`` is (its tensor type names its
+        device); ``x.type(torch.float16)`` stays; a type written out is not followed."""
+        other: Value | None = None
+        if method == "type_as":
+            other = argument.value
+        else:
+            expr = argument.expr
+            if isinstance(expr, cst.Call) and patterns.method_name(expr) == "type" and not expr.args:
+                inner = patterns.receiver(expr)
+                other = self._value_of(inner) if inner is not None else None
+            elif self._is_dtype(expr):
+                return receiver
+        if other is None or other.kind is Kind.CONTAINER or not carries_tensor(other):
+            return UNKNOWN
+        return lift(
+            other,
+            lambda place: replace(
+                place, module=False, scalar=receiver.scalar, grad=receiver.grad, batch=False, origin=node
+            )
+            if tensorish(place)
+            else UNKNOWN,
+        )
 
     def _grow(self, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand]) -> None:
         """``items.append(x)``, ``.insert(i, x)``, ``.extend(xs)``, ``.add(x)``: the container holds it too."""
@@ -463,7 +502,9 @@ class CallsMixin(InterpreterBase):
                 return self._device_value(device.value, node, module=False) or UNKNOWN
             if any(a.star == "**" for a in node.args):
                 return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
-            scalar = patterns.maybe_zero_dim_factory(node, qualified)
+            # ``torch.tensor(boxes)`` of a list built here is not 0-dim.
+            listed = bool(arguments) and arguments[0].value.kind is Kind.CONTAINER and node.args[0].keyword is None
+            scalar = patterns.maybe_zero_dim_factory(node, qualified) and not listed
             default = self._default_device_place(module=False)
             if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
                 return replace(default, origin=node, scalar=scalar)

@@ -198,6 +198,28 @@ class DeviceIgnored:
     function: str
 
 
+@dataclass(frozen=True)
+class PlainAttributeMeets:
+    """A tensor a module keeps in a plain attribute (``Value.held``), read where an earlier call
+    left it, meets the module's inputs, its parameters or a device tensor, or is returned by its
+    ``forward`` (``partner`` None): after ``module.to(device)`` it is not where they are."""
+
+    owner: str
+    attribute: str
+    held: Operand
+    partner: Operand | None
+    operation: str
+
+
+@dataclass(frozen=True)
+class AttributeStore:
+    """``self.<attr> = value`` in a method of a class of the file (recorded for DEV102's report)."""
+
+    target: cst.BaseExpression
+    value: Value
+    method: cst.FunctionDef
+
+
 # A runtime Union (not ``X | Y``): the package supports Python 3.9.
 Event = Union[
     Mix,
@@ -218,5 +240,6 @@ Event = Union[
     DeviceChoiceMismatch,
     HelperConstantsMeetAccel,
     DeviceIgnored,
+    PlainAttributeMeets,
 ]
 E = TypeVar("E")

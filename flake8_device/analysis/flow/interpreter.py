@@ -23,7 +23,16 @@ from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow.calls import CallsMixin
 from flake8_device.analysis.flow.checks import ChecksMixin
 from flake8_device.analysis.flow.conditions import ConditionsMixin
-from flake8_device.analysis.flow.events import DiscardedMove, Event, HostMeetsInput, IndexMismatch, Mix, Operand
+from flake8_device.analysis.flow.events import (
+    AttributeStore,
+    DiscardedMove,
+    Event,
+    HostMeetsInput,
+    IndexMismatch,
+    Mix,
+    Operand,
+    PlainAttributeMeets,
+)
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.knowledge import (
     DEVICE_NAME,
@@ -55,6 +64,7 @@ from flake8_device.analysis.flow.values import (
     Kind,
     Value,
     alternatives,
+    carries_tensor,
     compatible,
     container_of,
     element_of,
@@ -206,6 +216,39 @@ def _combined_source(a: Value, b: Value) -> str | None:
     if a.source == b.source:
         return a.source
     return "*" if a.source or b.source else None
+
+
+def _device_equalities(test: cst.BaseExpression, *, holds: bool) -> list[tuple[str, str]]:
+    """The pairs of paths a branch knows are on one device: ``a.device == b.device`` where the test
+    holds, ``a.device != b.device`` where it fails (through ``not``, ``and`` and ``or``)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _device_equalities(test.expression, holds=not holds)
+    if isinstance(test, cst.BooleanOperation):
+        conjunction = isinstance(test.operator, cst.And)
+        if conjunction != holds:
+            return []  # one of the parts holds (or fails), which one is not known
+        return _device_equalities(test.left, holds=holds) + _device_equalities(test.right, holds=holds)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        if not (isinstance(operator, (cst.Equal, cst.Is)) and holds) and not (
+            isinstance(operator, (cst.NotEqual, cst.IsNot)) and not holds
+        ):
+            return []
+        comparison = test.comparisons[0]
+        sides = [test.left, comparison.comparator]
+        if all(isinstance(side, cst.Attribute) and side.attr.value == "device" for side in sides):
+            paths = [path_of(side.value) for side in sides]  # type: ignore[attr-defined]
+            if paths[0] is not None and paths[1] is not None:
+                return [(paths[0], paths[1])]
+    return []
+
+
+def _keeps_dimension(index: cst.BaseSlice) -> bool:
+    """An index that keeps (or adds) a dimension: a slice, ``...`` or ``None``."""
+    if isinstance(index, cst.Slice):
+        return True
+    value = index.value if isinstance(index, cst.Index) else None
+    return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None")
 
 
 def _clash(a: Value, b: Value) -> bool:
@@ -378,9 +421,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if self.self_name is None:
             return
         info = self.ctx.class_info(self.owner) if self.owner is not None and self.in_module_class else None
+        moves_itself = info is not None and not self.analysis.keeps_place(info.name)
         for attribute, value in attributes.items():
             if info is not None and info.holds_state(attribute):
                 continue
+            if moves_itself and carries_tensor(value):
+                continue  # its own ``_apply``/``to`` moves what it holds: where to is not known here
             if info is not None and value.module is True and value.container is None:
                 value = Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
             value = without_parameters(value)  # what the construction was given is not known here
@@ -450,6 +496,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state.cpu_only |= cpu_when is True
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
+            self._same_devices(_device_equalities(statement.test, holds=True))
             self.state.assume(guard)
             filled = self._not_empty_test(statement.test)
             if filled is not None:
@@ -463,6 +510,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state.cpu_only |= cpu_when is False and not isinstance(statement.orelse, cst.If)
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=not none_tested[1])
+            self._same_devices(_device_equalities(statement.test, holds=False))
             self.state.assume(negate(guard))
             self.tests.append(negate(guard))
             if statement.orelse is not None:
@@ -550,6 +598,21 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         path = path_of(test)
         return path if path is not None else " ".join(self.ctx.code_for(test).split())
 
+    def _same_devices(self, pairs: list[tuple[str, str]]) -> None:
+        """Where a test tells two tensors are on one device (``self.cache.device == x.device``), a
+        stale plain attribute among them is where the other one is."""
+        env = self.state.env
+        for first, second in pairs:
+            for stale, other in ((first, second), (second, first)):
+                value = env.get(stale)
+                if value is None or not any(a.held for a in leaves(value)):
+                    continue
+                there = env.get(other, UNKNOWN)
+                if carries_tensor(there) and value.kind is not Kind.CONTAINER:
+                    env[stale] = there
+                else:
+                    env[stale] = UNKNOWN
+
     def _narrow(self, path: str, *, is_none: bool) -> None:
         """Where a test tells ``path`` is None (or is not), keep only what it can be there."""
         known = self.state.env.get(path)
@@ -591,6 +654,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         for a in alternatives(returned)
                         if a.kind is Kind.INPUT and a.source in self.parameters and a.module is not True
                     )
+                if self.in_module_class and self.function is not None and self.function.name.value == "forward":
+                    # A module's output is where the module is; a stale plain attribute is not.
+                    output = leaves(returned, containers=False)
+                    stale = next((v for v in output if v.held and tensorish(v) and not v.scalar), None)
+                    if stale is not None:
+                        self._emit_held(Operand(small.value, stale), None, "the output of `forward`")
                 if not self.state.cpu_only or not self.summary_mode:
                     self.returns.append(returned)
             else:
@@ -661,6 +730,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._subscript(target)  # ``host[device_index] = value`` fails like a read
                 self._store_item(target, value)
             return
+        if self.self_name is not None and path.startswith(f"{self.self_name}.") and self.record:
+            attribute = path[len(self.self_name) + 1 :]
+            if "." not in attribute and self.owner is not None and self.function is not None:
+                store = AttributeStore(target, value, self.function)
+                self.analysis.record_store(self.owner.name.value, attribute, store)
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
         type_test = _isinstance_test(value_node, self.symbols) if isinstance(value_node, cst.Call) else None
@@ -1134,7 +1208,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 number = int(position.value.value, 0)
                 if number < len(base.elements):
                     return base.elements[number]
-        return item_of(base)
+        item = item_of(base)
+        if any(_keeps_dimension(element.slice) for element in node.slice) and base.kind is not Kind.CONTAINER:
+            # ``table[:n]``, ``x[..., None]``: a slice of a tensor is never 0-dim.
+            item = lift(item, lambda v: replace(v, scalar=False) if tensorish(v) else v)
+        return item
 
     @staticmethod
     def _pairs(a: Value, b: Value) -> list[tuple[Value, Value]]:
@@ -1167,6 +1245,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 source=_combined_source(a, b),
                 guard=a.guard or b.guard,
                 placed_by=a.placed_by or b.placed_by,
+                held=a.held if a.held == b.held else None,
             )
         for concrete, parameter in ((a, b), (b, a)):
             if parameter.kind is Kind.INPUT and parameter.source and concrete.kind in (Kind.HOST, Kind.ACCEL):
@@ -1201,6 +1280,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for position, leaf in enumerate(leaves(operand.value, containers=containers))
             if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is not Kind.INPUT)
         ]
+        self._meet_held(places, operation)
         # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
         # device-choice rule's to judge (DEV306), not a plain mix.
         if self.summary_mode:
@@ -1254,5 +1334,33 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if isinstance(expr, cst.Subscript):
             keys.append(_code_key(self.ctx.code_for(expr.value)) + "[*]")
         return keys
+
+    def _meet_held(self, places: Sequence[tuple[tuple[int, int], Operand]], operation: str) -> None:
+        """A module's plain attribute, where an earlier call left it, meets what is where the module
+        is now: its inputs or parameters, or a tensor on a device (see ``Value.held``)."""
+        for index, stale in places:
+            held = stale.value.held
+            if held is None or stale.value.scalar:
+                continue
+            wanted = (Kind.INPUT,) if stale.value.kind is Kind.ACCEL else (Kind.INPUT, Kind.ACCEL)
+            partner = next(
+                (
+                    o
+                    for i, o in places
+                    if i != index
+                    and o.value.held is None
+                    and o.value.kind in wanted
+                    and compatible(stale.value, o.value)
+                ),
+                None,
+            )
+            if partner is not None:
+                self._emit_held(stale, partner, operation)
+                return
+
+    def _emit_held(self, stale: Operand, partner: Operand | None, operation: str) -> None:
+        # Reported where the attribute is assigned (see DEV102), whichever unit it meets in.
+        owner, _, attribute = (stale.value.held or "").partition(".")
+        self._emit(PlainAttributeMeets(owner, attribute, stale, partner, operation), stale.expr)
 
     # -- calls ------------------------------------------------------------------------

@@ -374,9 +374,10 @@ class LocalCallsMixin(InterpreterBase):
         if bound is None:
             return None
         binding, values, texts = bound
-        context = {**values, **{f"self.{a}": v for a, v in instance.attributes}}
+        held = instance.attributes  # (moving the instance made its plain tensors stale: see ``_move``)
+        context = {**values, **{f"self.{a}": v for a, v in held}}
         self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
-        summary = self.analysis.summary(function, attributes=instance.attributes)
+        summary = self.analysis.summary(function, attributes=held)
         if summary is None:
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
@@ -386,7 +387,14 @@ class LocalCallsMixin(InterpreterBase):
         rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
         if summary.attributes:
             changed = dict(instance.attributes)
-            changed.update({a: substitute(v, values, texts, here) for a, v in summary.attributes.items()})
+            name = instance.class_name
+            # (Left on the host by the method, a plain tensor stays there.)
+            changed.update(
+                {
+                    a: self.analysis.held(name, a, substitute(v, values, texts, here), construction=False)
+                    for a, v in summary.attributes.items()
+                }
+            )
             path = path_of(base)
             if path is not None and path in self.state.env:
                 self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))

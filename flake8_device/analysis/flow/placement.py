@@ -28,6 +28,13 @@ class PlacementMixin(InterpreterBase):
         """The value of ``x.to(...)`` / ``x.cuda()`` / ``x.cpu()``; None when the target is unknown."""
         method = patterns.method_name(node)
         module = receiver.module
+        if receiver.class_name is not None and receiver.attributes and module is not False:
+            # An instance of this file's module class moves; its plain tensors stay where they are.
+            held = self.analysis.held
+            name = receiver.class_name
+            receiver = replace(
+                receiver, attributes=tuple((a, held(name, a, v, construction=True)) for a, v in receiver.attributes)
+            )
         base = dict(
             module=module,
             stateful=receiver.stateful,

@@ -126,6 +126,10 @@ class Value:
     # or one of the values the file's calls pass a parameter (``("output", "#1")``).  Values chosen
     # by different alternatives of one variable never meet (see ``compatible``).
     placed_by: tuple[str, str] | None = None
+    # A tensor kept in a plain (unregistered) attribute of a module of this file, as ``Class.attr``,
+    # read where it was left by the construction or an earlier call: it stays where it was made
+    # when the module moves, so meeting the module's inputs there is a bug (DEV102).
+    held: str | None = None
 
 
 UNKNOWN = Value()
@@ -234,6 +238,7 @@ def union(values: Sequence[Value]) -> Value:
                 known.kind is alternative.kind
                 and known.container == alternative.container
                 and not _made_apart(known, alternative)
+                and known.held == alternative.held
             ):
                 merged[index] = _join_same_kind(known, alternative)
                 break
@@ -277,7 +282,7 @@ def join(a: Value, b: Value) -> Value:
         return union((a, b)) if _plain(a) or _plain(b) else UNKNOWN
     if Kind.CONDITIONAL in (a.kind, b.kind) and (a.kind is not b.kind or a.condition != b.condition):
         return UNKNOWN
-    if a.kind is b.kind and a.container == b.container and not _made_apart(a, b):
+    if a.kind is b.kind and a.container == b.container and a.held == b.held and not _made_apart(a, b):
         return _join_same_kind(a, b)
     return union((a, b))
 
@@ -342,6 +347,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             attributes=a.attributes if a.attributes == b.attributes else (),
             guard=a.guard if a.guard == b.guard else None,
             placed_by=a.placed_by if a.placed_by == b.placed_by else None,
+            held=a.held if a.held == b.held else None,
         )
     return UNKNOWN
 
@@ -472,7 +478,9 @@ def item_of(value: Value) -> Value:
     if value.kind is Kind.CONTAINER:
         return element_values(value)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and (value.batch or value.module is None):
-        return Value(value.kind, device=value.device, move=value.move, module=False, origin=value.origin)
+        return Value(
+            value.kind, device=value.device, move=value.move, module=False, origin=value.origin, held=value.held
+        )
     if tensorish(value):
         return replace(value, scalar=True)
     return UNKNOWN
@@ -525,6 +533,8 @@ def common_device(operands: Sequence[Operand]) -> Value:
                 placed_by=next((v.placed_by for v in values if v.placed_by), None),
                 # Computed from the caller's values (in a summary): several parameters are "*".
                 source="*" if any(v.source for v in values) else None,
+                # Where a plain attribute is, along the paths where the others are there too.
+                held=first.held if all(v.held == first.held for v in values if v.kind is first.kind) else None,
             )
         )
     return union(results) if results else UNKNOWN
