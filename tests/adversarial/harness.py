@@ -20,8 +20,9 @@ device holds no data, so a program that gets as far as copying data to the
 host (``.cpu()``, ``.numpy()``, ``.item()`` of a meta tensor) counts as
 running.  Distributed training and Lightning are emulated as they behave on a
 GPU job: NCCL collectives and ``DistributedDataParallel`` refuse CPU tensors,
-and ``LightningModule.log(..., sync_dist=True)`` reduces over NCCL; and moving
-a module keeps its parameter objects, as on CUDA.
+and ``LightningModule.log(..., sync_dist=True)`` reduces over NCCL; pinning a
+GPU (``torch.cuda.set_device``, ``torch.cuda.device``) behaves as on a machine
+with one GPU; and moving a module keeps its parameter objects, as on CUDA.
 
 The harness uses only the engine's public API, so it can judge another
 checkout too (``run.py --checkout DIR``): that is how the "before" figures were
@@ -158,7 +159,8 @@ _NO_CPU_BACKEND = "No backend type associated with device type cpu"
 
 @contextlib.contextmanager
 def _emulation() -> Iterator[None]:
-    """``torch.distributed`` as on a GPU job (NCCL refuses CPU tensors), and a small Lightning."""
+    """``torch.distributed`` as on a GPU job (NCCL refuses CPU tensors), GPU pinning as on a machine
+    with one GPU, and a small Lightning."""
     import torch
     import torch.distributed as dist
     import torch.nn.parallel as parallel
@@ -225,6 +227,20 @@ def _emulation() -> Iterator[None]:
     patch(dist, "is_initialized", lambda: state["backend"] is not None)
     patch(dist, "destroy_process_group", lambda *a, **k: None)
     patch(parallel, "DistributedDataParallel", DistributedDataParallel)
+    # Pinning a GPU, on a machine with one GPU (index 0): a literal index beyond it is refused.
+
+    def set_device(device: Any) -> None:
+        index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
+        if index is not None and int(index) >= 1:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+
+    @contextlib.contextmanager
+    def cuda_device(device: Any) -> Iterator[None]:
+        set_device(device)
+        yield
+
+    patch(torch.cuda, "set_device", set_device)
+    patch(torch.cuda, "device", cuda_device)
     patch(torch.nn.parallel.distributed, "DistributedDataParallel", DistributedDataParallel)
     added = _fake_lightning(torch)
     # ``module.to(device)`` keeps its parameter objects, as on CUDA (the meta device would make new

@@ -429,7 +429,8 @@ class ChecksMixin(InterpreterBase):
                 source = (
                     self._value_of(first.value) if path_of(first.value) != path else self.state.env.get(path, UNKNOWN)
                 )
-                if source.kind is Kind.HOST and source.module is not True and path_of(first.value) == path:
+                on_host = all(a.kind is Kind.HOST and a.module is not True for a in alternatives(source))
+                if on_host and path_of(first.value) == path:  # (along every path)
                     transformed[path] = (line, value_node, callee)
                     return
         transformed.pop(path, None)

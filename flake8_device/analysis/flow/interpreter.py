@@ -897,10 +897,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         name = last_name(node)
         path = path_of(node)
         known = path is not None and path in self.state.env
-        if name and LOADER_NAME.search(name) and not known and not self.uses_auto_placement:
-            if self.analysis.default_device_setting is not None:
-                return UNKNOWN
-            return Value(Kind.HOST, module=None, batch=True, origin=node)
+        if name and LOADER_NAME.search(name) and not self.uses_auto_placement:
+            batch = Value(Kind.HOST, module=None, batch=True, origin=node)
+            if not known:
+                return UNKNOWN if self.analysis.default_device_setting is not None else batch
+            steps = [lift(a, _element) for a in alternatives(value)]
+            if value.kind is Kind.MAYBE and self.analysis.default_device_setting is None:
+                # A loader parameter: what the file's calls pass, and a host batch from the others.
+                return union([batch if step.kind is Kind.UNKNOWN else step for step in steps])
         return lift(value, _element)
 
     def _with(self, statement: cst.With) -> None:
