@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# The real-world benchmark's cases (bench/realworld/cases.py): its loader, linting, meta oracle and
+# the wording of device errors, which the fixtures' oracle shares.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "realworld"))
+import cases as realworld  # noqa: E402, F401  (re-exported for the tests)
 EXPECT = re.compile(r"#\s*expect:\s*(?P<items>[A-Z]+\d+:\d+(?:\s*,\s*[A-Z]+\d+:\d+)*)\s*$")
 OK_MARKER = re.compile(r"^# OK\b", re.M)
 # Advisory fixtures name the releases they assume: ``# device-versions: deepspeed=0.14.2``.

@@ -32,7 +32,9 @@ DEVICE_ERROR = re.compile(
     r"Input type .* and weight type .* should be the same|Expected .* device|"
     r"Expected tensor to have \w+ Device|expected to be in the same device|"
     r"indices should be either on|must have its parameters and buffers on device|"
-    r"same device|device type|on different devices|on device"
+    r"same device|device type|on different devices|on device|"
+    # the legacy typed constructors (torch.LongTensor(..., device=...)) make CPU tensors only
+    r"legacy constructor expects device type"
 )
 
 

@@ -1,0 +1,51 @@
+"""The real-world benchmark (bench/realworld) in the normal suite: every case is well formed, its
+bad side fails on the meta device where it says so and its good side runs, and recall and false
+alarms on the reconstructed cases do not regress.
+
+The floors are the figures measured when they were last raised (``python3 bench/realworld/run.py
+--no-corpora`` prints them); a change that finds more cases raises them, one that loses a case
+fails here and must say why.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from fixture_support import realworld
+
+CASES = realworld.all_cases()
+# Cases found (a default-on finding on a ``report`` line of the bad side) and false alarms (any
+# default-on finding on the good side), out of len(CASES).
+FOUND_AT_LEAST = 82
+FALSE_ALARMS_AT_MOST = 12
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case_is_well_formed(case: realworld.Case) -> None:
+    assert realworld.validate(case) == []
+
+
+RUNNABLE = [c for c in CASES if c.runnable]
+
+
+@pytest.mark.parametrize("case", RUNNABLE, ids=[c.id for c in RUNNABLE])
+def test_meta_oracle_agrees_with_the_case(case: realworld.Case) -> None:
+    if os.environ.get("FLAKE8_DEVICE_REQUIRE_TORCH") != "1":
+        pytest.importorskip("torch", reason="the meta-device oracle needs torch (CI installs torch==2.13.0)")
+    assert realworld.meta_problems(case) == []
+
+
+def test_recall_and_false_alarms_do_not_regress() -> None:
+    found: list[str] = []
+    alarms: list[str] = []
+    for case in CASES:
+        hit, lines = realworld.detected(case)
+        if hit:
+            found.append(case.id)
+        if any(line.startswith("good/") for line in lines):
+            alarms.append(case.id)
+    assert len(CASES) >= 155
+    assert len(found) >= FOUND_AT_LEAST, f"found {len(found)} of {len(CASES)} cases (floor {FOUND_AT_LEAST})"
+    assert len(alarms) <= FALSE_ALARMS_AT_MOST, f"false alarms on: {', '.join(alarms)}"
