@@ -127,6 +127,8 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                     if attr is None:
                         continue
                     info.assignment_count[attr] += 1
+                    if _callee_name(value) == "Buffer" or "Buffer" in _alternative_callees(value):
+                        info.buffers.add(attr)  # ``self.x = nn.Buffer(t)`` registers ``x`` (PyTorch 2.5+)
                     if in_init and not isinstance(sub, ast.AugAssign):
                         info.init_assignment_count[attr] += 1
                         callee = _callee_name(value)

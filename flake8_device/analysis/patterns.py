@@ -87,6 +87,8 @@ def maybe_zero_dim_factory(call: cst.Call, qualified: str) -> bool:
     first = positional(call, 0)
     if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
         return first is None or not isinstance(first.value, (cst.List, cst.Tuple, cst.ListComp))
+    if qualified in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") and not call.args:
+        return True  # ``torch.Tensor()``: an empty tensor (what a helper returns for no input)
     if qualified in ("torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn"):
         if first is None:
             return False

@@ -42,7 +42,7 @@ from flake8_device.analysis.flow.interpreter import Interpreter
 from flake8_device.analysis.flow.program import Program
 from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks
-from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, lift, tensorish, union
+from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import dotted_name
 from flake8_device.walk import children
@@ -252,6 +252,8 @@ class FlowAnalysis:
             if name == "__init__":
                 values.insert(0, self.held(class_name, attribute, value, construction=True))
             else:
+                if _offloaded(value):
+                    continue  # ``self.unet.to("cpu")`` after use: an offload, undone before the next
                 # A cache only the method filling it renews; state another method resets (an
                 # ``init_hidden``) lives as long as its owner decides.
                 cache = len(setters[attribute]) == 1
@@ -381,6 +383,18 @@ class FlowAnalysis:
         text_of = self.ctx.functions.text if self.ctx.functions is not None else (lambda path: None)
         for function, owner, path in _callers_first(functions, self.program, text_of):
             self.final_env[function] = Interpreter(self, function, owner, path).run_function()
+
+
+def _offloaded(value: Value) -> bool:
+    """A module a method sent to the CPU itself (``self.unet.to("cpu")``, ``self.vae.cpu()``)."""
+    found = leaves(value)
+    return bool(found) and all(
+        leaf.module is True
+        and leaf.kind is Kind.HOST
+        and isinstance(leaf.origin, cst.Call)
+        and patterns.method_name(leaf.origin) in ("to", "cpu")
+        for leaf in found
+    )
 
 
 def functions_with_owners(module: cst.Module) -> dict[cst.FunctionDef, cst.ClassDef | None]:

@@ -300,10 +300,11 @@ class CallsMixin(InterpreterBase):
                 self.reloads_optimizers = True
         if method in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
-        if method in ("type_as", "type") and len(arguments) == 1 and any(v.held for v in leaves(receiver)):
-            # A module's plain attribute given the type of an input where it is used (issue 14):
-            # there, whichever device it was left on.  (A fresh tensor's ``.type_as(x)`` lands on
-            # the current device of that type, not on ``x``'s index: followed as it was.)
+        if len(arguments) == 1 and (
+            method == "type_as" or (method == "type" and any(v.held for v in leaves(receiver)))
+        ):
+            # ``x.type_as(y)`` converts to ``y``'s tensor type, which names its device type: ``x``
+            # goes there (to the current device of that type).
             return self._retyped(node, method, receiver, arguments[0])
         if method == "type" and len(arguments) == 1:
             cast = node.args[0].value

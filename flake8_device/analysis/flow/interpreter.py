@@ -169,6 +169,39 @@ def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatemen
     return found
 
 
+def _value_path(node: cst.BaseExpression) -> str | None:
+    """The variable an expression reads without moving it: ``freqs`` for ``freqs.cos()`` or
+    ``freqs.float()``, ``self.table`` for ``self.table.sum(0)``; None for anything else."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in ("to", "cuda", "cpu", "type", "type_as", "new_tensor", "new_zeros", "new_ones"):
+            return None
+        node = node.func.value
+    return path_of(node)
+
+
+def _one_value(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """Two operands that are one value along each path: one variable (``torch.cat(parts)``, the
+    elements of a list built by one loop), or computations on one variable with no move between
+    (``torch.cat([f.cos(), f.sin()])``), whose alternatives are chosen together."""
+    if a is b:
+        return path_of(a) is not None
+    path = _value_path(a)
+    return path is not None and path == _value_path(b)
+
+
+def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
+    """``x.to(x.device, ...)`` / ``x.to(device=x.device)``: the device it names is its own."""
+    path = path_of(receiver)
+    target = patterns.keyword(call, "device") or patterns.positional(call, 0)
+    value = target.value if target is not None else None
+    return (
+        path is not None
+        and isinstance(value, cst.Attribute)
+        and value.attr.value == "device"
+        and path_of(value.value) == path
+    )
+
+
 def _chosen_by(name: str, value: Value) -> Value:
     """A parameter given different values by different calls: what each path computes from it follows
     one of them (``scores[:-1] != scores[1:]`` never pairs two of them)."""
@@ -422,11 +455,18 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return
         info = self.ctx.class_info(self.owner) if self.owner is not None and self.in_module_class else None
         moves_itself = info is not None and not self.analysis.keeps_place(info.name)
+        # A class with a base from elsewhere (``ModelMixin``) may be a module: what it holds may move
+        # with it, so where its submodules and tensors are is not known.
+        maybe_module = info is None and self.owner is not None and self.analysis.program.unknown_base(
+            self.owner.name.value
+        )
         for attribute, value in attributes.items():
             if info is not None and info.holds_state(attribute):
                 continue
             if moves_itself and carries_tensor(value):
                 continue  # its own ``_apply``/``to`` moves what it holds: where to is not known here
+            if maybe_module and (carries_tensor(value) or any(leaf.module is True for leaf in leaves(value))):
+                continue
             if info is not None and value.module is True and value.container is None:
                 value = Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
             value = without_parameters(value)  # what the construction was given is not known here
@@ -684,7 +724,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 moved = self._move(expression, target_value)
                 path = path_of(base)
                 if target_value.module is False:
-                    self._emit(DiscardedMove(statement, expression, base), expression)
+                    # (A cast, or a "move" to where it already is (``x.to(x.device, dtype)``), is
+                    # not a device placement lost; nor is a move of what may be something else
+                    # than a tensor along some path, such as ``getattr(obj, name, None)``.)
+                    places = alternatives(target_value)
+                    tensor = any(tensorish(a) for a in places) and all(
+                        tensorish(a) or (a.kind is Kind.NEUTRAL and a.constant == "None") for a in places
+                    )
+                    if tensor and moved is not None and not _to_own_device(expression, base):
+                        self._emit(DiscardedMove(statement, expression, base), expression)
                     return
                 if moved is not None and path is not None and target_value.module is not False:
                     # A module (or something we cannot tell from one) moves in place.
@@ -1301,7 +1349,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for wanted in (Kind.INPUT, Kind.ACCEL):
             for index, host in hosts:
                 partner = next(
-                    (o for i, o in places if i != index and o.value.kind is wanted and compatible(host.value, o.value)),
+                    (
+                        o
+                        for i, o in places
+                        if i != index
+                        and o.value.kind is wanted
+                        and compatible(host.value, o.value)
+                        and not _one_value(host.expr, o.expr)
+                    ),
                     None,
                 )
                 if partner is None or (wanted is Kind.INPUT and self._given(host.value, partner.expr)):

@@ -70,6 +70,16 @@ class Program:
             yield entry
             todo.extend((base, depth + 1) for base in entry.bases)
 
+    def unknown_base(self, class_name: str) -> bool:
+        """Whether ``class_name`` (or a base in this file) derives from a class defined elsewhere
+        (``object`` and the typing helpers aside): what that base does is not known here."""
+        plain = ("", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol")
+        return any(
+            base not in plain and base.split("[")[0] not in plain and base.rsplit(".", 1)[-1] not in self.classes
+            for entry in self.lineage(class_name)
+            for base in entry.bases
+        )
+
     def method(self, class_name: str, name: str) -> cst.FunctionDef | None:
         """``name`` as instances of ``class_name`` see it: its own, or a base's in this file."""
         for entry in self.lineage(class_name):
