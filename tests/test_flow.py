@@ -448,3 +448,58 @@ def test_a_container_keeps_the_places_of_its_elements() -> None:
         out = lstm(torch.ones(5, 2, 3).to(device), (h0, c0))
         """
     assert event_types(body) == ["InputNotMoved"]
+
+
+def test_a_class_with_a_base_from_elsewhere_may_be_a_module() -> None:
+    # ``ModelMixin`` (another package) may be an ``nn.Module``: its submodules move with it.
+    assert (
+        event_types(
+            """
+        from diffusers import ModelMixin
+
+        class Transformer(ModelMixin):
+            def __init__(self):
+                super().__init__()
+                self.rope = nn.Linear(4, 4)
+
+            def forward(self, hidden):
+                ids = torch.ones(2, 4, device=hidden.device)
+                return self.rope(ids)
+        """
+        )
+        == []
+    )
+    # A plain class keeps what it built where it built it.
+    assert event_types(
+        """
+        class Trainer:
+            def __init__(self):
+                self.model = nn.Linear(4, 2)
+
+            def step(self, device):
+                return self.model(torch.ones(2, 4, device=device))
+        """
+    ) == ["Mix"]
+
+
+def test_a_module_offloaded_at_the_end_of_a_call_is_not_on_the_host_before() -> None:
+    assert (
+        event_types(
+            """
+        class Pipeline:
+            def __init__(self, unet, device):
+                self.unet = unet.to(device)
+                self.device = device
+                self.offload = None
+
+            def __call__(self, steps):
+                latents = torch.randn(1, 4, device=self.device)
+                for _ in range(steps):
+                    latents = self.unet(latents)
+                if self.offload is not None:
+                    self.unet.to("cpu")
+                return latents
+        """
+        )
+        == []
+    )
