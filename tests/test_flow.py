@@ -503,3 +503,42 @@ def test_a_module_offloaded_at_the_end_of_a_call_is_not_on_the_host_before() -> 
         )
         == []
     )
+
+
+def test_a_loader_the_file_builds_with_an_unknown_call_yields_unknown_batches() -> None:
+    source = """
+        def train(model, loader, device):
+            for x, y in loader:
+                model(x)
+
+        def main(device, make):
+            model = nn.Linear(4, 2).to(device)
+            train(model, {loader}, device)
+        """
+    # A prefetcher or ``create_loader(...)`` may put the batches on the device already.
+    assert event_types(source.format(loader="make()")) == []
+    assert event_types(source.format(loader="torch.utils.data.DataLoader([torch.ones(4)])")) == ["InputNotMoved"]
+
+
+def test_a_class_with_its_own_to_moves_what_it_holds() -> None:
+    assert (
+        event_types(
+            """
+        class Solver:
+            def __init__(self, n):
+                self.alphas = torch.ones(n)
+
+            def to(self, device):
+                self.alphas = self.alphas.to(device)
+                return self
+
+            def step(self, x, t):
+                return x * self.alphas[t]
+
+        def main(device):
+            solver = Solver(4).to(device)
+            return solver.step(torch.ones(4, device=device), 0)
+        """
+        )
+        == []
+    )

@@ -399,6 +399,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
+        for name, values in context.items():
+            if LOADER_NAME.search(name) and values and all(v.kind is Kind.UNKNOWN for v in values):
+                # A loader the file's calls build with something not followed (``create_loader``, a
+                # prefetcher, ``accelerator.prepare``): where its batches are is not known.
+                self.state.env[name] = UNKNOWN
         self._seed_closure(function)
         return self.run(block_of(function.body))
 
@@ -457,7 +462,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         moves_itself = info is not None and not self.analysis.keeps_place(info.name)
         # A class with a base from elsewhere (``ModelMixin``) may be a module: what it holds may move
         # with it, so where its submodules and tensors are is not known.
-        maybe_module = info is None and self.owner is not None and self.analysis.program.unknown_base(
+        # So is a class with a ``to``/``cuda`` of its own (a scheduler or solver moving its tables).
+        maybe_module = info is None and self.owner is not None and self.analysis.program.moves_itself(
             self.owner.name.value
         )
         for attribute, value in attributes.items():

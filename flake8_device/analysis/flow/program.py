@@ -80,6 +80,13 @@ class Program:
             for base in entry.bases
         )
 
+    def moves_itself(self, class_name: str) -> bool:
+        """A class that may move what it holds: a base from elsewhere (perhaps ``nn.Module``), or a
+        ``to``/``cuda``/``_apply`` of its own or of a base in this file."""
+        if self.unknown_base(class_name):
+            return True
+        return any(name in entry.methods for entry in self.lineage(class_name) for name in ("to", "cuda", "_apply"))
+
     def method(self, class_name: str, name: str) -> cst.FunctionDef | None:
         """``name`` as instances of ``class_name`` see it: its own, or a base's in this file."""
         for entry in self.lineage(class_name):
