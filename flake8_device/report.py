@@ -4,7 +4,8 @@ stdout carries the report (or, with ``--fix``/``--add-noqa`` on stdin, the
 changed code, the findings then going to stderr; ``--output-file`` takes the
 report instead); stderr carries warnings, errors and the summary line, which
 never stays silent: ``Found N findings``, ``All checks passed (N files)``, a
-warning when no file was found, ``Nothing fixable`` for ``--diff``.
+warning when no file was found, ``Nothing fixable`` for ``--diff``, and, when a
+rule crashed on a file, ``Not every check ran`` (exit status 2).
 """
 
 from __future__ import annotations
@@ -71,7 +72,15 @@ def summary_lines(outcomes: Sequence[Outcome], findings: Sequence[Finding], opti
             lines.append(f"Added `# noqa` for {plural(added, 'finding')} on {plural(on_lines, 'line')}.")
         if findings:
             lines.append(found_summary(findings))
-    if not findings and not (options.diff and applied):
+    crashed = [o for o in outcomes if o.crashes]
+    if crashed:
+        # A rule that crashed checked nothing: never "All checks passed".
+        crashes = sum(o.crashes for o in crashed)
+        lines.append(
+            f"Not every check ran: {plural(crashes, 'rule crash')} in {plural(len(crashed), 'file')} "
+            "(the internal errors above); please report them."
+        )
+    elif not findings and not (options.diff and applied):
         lines.append(f"All checks passed ({plural(len(outcomes), 'file')}).")
     return lines
 
@@ -123,7 +132,7 @@ def report(
         stderr.writelines(line + "\n" for line in summary_lines(outcomes, findings, options))
     elif not options.quiet and findings:
         stderr.write(found_summary(findings) + "\n")
-    if errors:
+    if errors or any(o.crashes for o in outcomes):
         return EXIT_ERROR
     applied = sum(o.applied for o in outcomes)
     if (findings or (options.diff and applied)) and not options.exit_zero:

@@ -60,6 +60,8 @@ class Outcome:
     noqa_added: int = 0
     noqa_lines: int = 0
     diff: str = ""
+    # Rules that crashed on this file (each also a warning): its check is incomplete.
+    crashes: int = 0
     # With --fix on stdin: the bytes to write to stdout (the fixed code, or the input untouched).
     stdout: bytes | None = None
 
@@ -148,6 +150,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
     if result.error:
         outcome.errors.append(f"{display}: {result.error}")
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
+    outcome.crashes += len(result.internal_errors)
 
 
 def _no_comment_here(display: str, violation: Violation) -> str:
@@ -208,6 +211,7 @@ def _check_notebook(path: str, display: str, data: bytes, engine: Engine, option
         outcome.errors.append(f"{display}: {report.error}")
     outcome.warnings += report.warnings
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in report.internal_errors]
+    outcome.crashes += len(report.internal_errors)
 
 
 def _unified_diff(old: str, new: str, from_name: str, to_name: str) -> str:

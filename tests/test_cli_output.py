@@ -107,3 +107,17 @@ def test_force_exclude_covers_a_buffer_named_like_an_excluded_file(tmp_path: Pat
     assert "No Python files found (1 named path excluded by --force-exclude)" in linted.stderr
     fixed = run("--fix", *args, cwd=tmp_path, stdin=BUG)
     assert (fixed.returncode, fixed.stdout) == (0, BUG)  # the editor gets its buffer back unchanged
+
+
+def test_a_rule_that_crashed_is_never_all_checks_passed() -> None:
+    import io
+
+    from flake8_device.report import EXIT_ERROR, ReportOptions, report
+    from flake8_device.runner import Outcome
+
+    crashed = Outcome("train.py", warnings=["train.py: flake8-device internal error: DEV201 crashed"], crashes=1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    status = report([crashed, Outcome("eval.py")], [], ReportOptions(), stdout=stdout, stderr=stderr)
+    assert status == EXIT_ERROR
+    assert "All checks passed" not in stderr.getvalue()
+    assert "Not every check ran: 1 rule crash in 1 file" in stderr.getvalue()
