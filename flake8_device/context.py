@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from flake8_device.proof import FixProof
     from flake8_device.rule import Rule
     from flake8_device.versions import ResolvedVersion
+
+# What any default-device setting is written with (a necessary condition, on the file's text).
+_DEFAULT_DEVICE_TEXT = re.compile(r"set_default_(?:device|tensor_type)|device\s*\(")
 
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
@@ -151,6 +155,8 @@ class FileContext:
     @cached_property
     def default_devices(self) -> list[DefaultDeviceSetting]:
         """Where the file sets PyTorch's default device (read from the whole file's ``ast``)."""
+        if self.index is not None and not _DEFAULT_DEVICE_TEXT.search(self.index.text):
+            return []  # (most files: no setter, no ``with ...device(...)`` block)
         return default_device_settings(self.tree, self.symbols)
 
     @cached_property

@@ -281,18 +281,23 @@ class FlowAnalysis:
             names.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
             stars = (params.star_arg, params.star_kwarg)
             names.update(star.name.value for star in stars if isinstance(star, cst.Param))
-            stack: list[cst.CSTNode] = [function.body]
+            # (Statements only: ``global``, ``nonlocal`` and imports are never inside expressions.)
+            stack: list[cst.BaseStatement] = list(block_of(function.body))
             while stack:
-                node = stack.pop()
-                if isinstance(node, (cst.Global, cst.Nonlocal)):
-                    names.update(item.name.value for item in node.names)
-                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-                    for alias in node.names:
-                        bound = alias.asname.name if alias.asname is not None else alias.name
-                        names.add((dotted_name(bound) or "").split(".")[0])
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    continue
-                stack.extend(children(node))
+                statement = stack.pop()
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for node in statement.body:
+                        if isinstance(node, (cst.Global, cst.Nonlocal)):
+                            names.update(item.name.value for item in node.names)
+                        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
+                            node.names, cst.ImportStar
+                        ):
+                            for alias in node.names:
+                                bound = alias.asname.name if alias.asname is not None else alias.name
+                                names.add((dotted_name(bound) or "").split(".")[0])
+                elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                    for block in compound_blocks(statement):
+                        stack.extend(block)
         found = frozenset(names)
         self._outside_names[function] = found
         return found
