@@ -128,10 +128,11 @@ def report(
         errors.extend(outcome.errors)
         stderr.writelines(warning + "\n" for warning in outcome.warnings)
     stderr.writelines(f"flake8-device: {error}\n" for error in errors)
-    if not options.quiet and not errors:
-        stderr.writelines(line + "\n" for line in summary_lines(outcomes, findings, options))
-    elif not options.quiet and findings:
-        stderr.write(found_summary(findings) + "\n")
+    if not options.quiet:
+        lines = summary_lines(outcomes, findings, options)
+        if errors:  # (what was fixed and found is still said; a file that failed passed nothing)
+            lines = [line for line in lines if not line.startswith("All checks passed")]
+        stderr.writelines(line + "\n" for line in lines)
     if errors or any(o.crashes for o in outcomes):
         return EXIT_ERROR
     applied = sum(o.applied for o in outcomes)

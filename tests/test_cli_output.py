@@ -121,3 +121,14 @@ def test_a_rule_that_crashed_is_never_all_checks_passed() -> None:
     assert status == EXIT_ERROR
     assert "All checks passed" not in stderr.getvalue()
     assert "Not every check ran: 1 rule crash in 1 file" in stderr.getvalue()
+
+
+def test_fix_says_what_it_fixed_even_when_another_file_failed(tmp_path: Path) -> None:
+    write(tmp_path / "train.py", BUG)
+    write(tmp_path / "broken.py", "def broken(:\n")
+    result = run("--fix", "train.py", "broken.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (tmp_path / "train.py").read_text() == FIXED
+    assert "broken.py: syntax error" in result.stderr
+    assert "Fixed 1 finding." in result.stderr
+    assert "All checks passed" not in result.stderr
