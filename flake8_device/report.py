@@ -50,8 +50,10 @@ def found_summary(findings: Sequence[Finding]) -> str:
     return text + "."
 
 
-def summary_lines(outcomes: Sequence[Outcome], findings: Sequence[Finding], options: ReportOptions) -> list[str]:
-    """The closing lines on stderr (none of them with -q)."""
+def summary_lines(
+    outcomes: Sequence[Outcome], findings: Sequence[Finding], options: ReportOptions, *, failed: bool = False
+) -> list[str]:
+    """The closing lines on stderr (none of them with -q); ``failed``: some file could not be checked."""
     if not outcomes:
         return []  # the CLI warns that no file was found
     applied = sum(o.applied for o in outcomes)
@@ -80,7 +82,7 @@ def summary_lines(outcomes: Sequence[Outcome], findings: Sequence[Finding], opti
             f"Not every check ran: {plural(crashes, 'rule crash')} in {plural(len(crashed), 'file')} "
             "(the internal errors above); please report them."
         )
-    elif not findings and not (options.diff and applied):
+    elif not findings and not (options.diff and applied) and not failed:
         lines.append(f"All checks passed ({plural(len(outcomes), 'file')}).")
     return lines
 
@@ -128,11 +130,8 @@ def report(
         errors.extend(outcome.errors)
         stderr.writelines(warning + "\n" for warning in outcome.warnings)
     stderr.writelines(f"flake8-device: {error}\n" for error in errors)
-    if not options.quiet:
-        lines = summary_lines(outcomes, findings, options)
-        if errors:  # (what was fixed and found is still said; a file that failed passed nothing)
-            lines = [line for line in lines if not line.startswith("All checks passed")]
-        stderr.writelines(line + "\n" for line in lines)
+    if not options.quiet:  # (what was fixed and found is said even where a file failed)
+        stderr.writelines(line + "\n" for line in summary_lines(outcomes, findings, options, failed=bool(errors)))
     if errors or any(o.crashes for o in outcomes):
         return EXIT_ERROR
     applied = sum(o.applied for o in outcomes)

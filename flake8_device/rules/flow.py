@@ -138,8 +138,10 @@ class MixedDevices(Rule):
             )
 
 
-# A ``torch.distributions`` class built (its parameters decide where it samples).
-_DISTRIBUTION = r"distributions\.[A-Z]\w*\s*\(|\b(?:Uniform|Normal|Bernoulli|Beta|Gamma|Exponential|Laplace)\s*\("
+# A ``torch.distributions`` class built (its parameters decide where it samples): by its module, or
+# by one of the names it is usually imported as.
+_DISTRIBUTION_NAMES = ("Uniform", "Normal", "Bernoulli", "Beta", "Gamma", "Exponential", "Laplace")
+_DISTRIBUTION = rf"distributions\.[A-Z]\w*\s*\(|\b(?:{'|'.join(_DISTRIBUTION_NAMES)})\s*\("
 
 
 class TensorCreatedWithoutDevice(Rule):

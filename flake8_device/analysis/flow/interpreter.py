@@ -955,9 +955,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             batch = Value(Kind.HOST, module=None, batch=True, origin=node)
             if not known:
                 return UNKNOWN if self.analysis.default_device_setting is not None else batch
-            steps = [lift(a, _element) for a in alternatives(value)]
             if value.kind is Kind.MAYBE and self.analysis.default_device_setting is None:
                 # A loader parameter: what the file's calls pass, and a host batch from the others.
+                steps = [lift(a, _element) for a in alternatives(value)]
                 return union([batch if step.kind is Kind.UNKNOWN else step for step in steps])
         return lift(value, _element)
 
