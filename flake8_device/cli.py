@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="count", default=0, help="only the names of files with findings (-qq: nothing)"
     )
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    output.add_argument(
+        "-v", "--verbose", action="store_true", help="say where the analysis hit a bound (its facts there are unknown)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
@@ -269,6 +272,7 @@ def _run(args: argparse.Namespace, settings: Settings, options: Options) -> int:
         show_source=options.show_source,
         exit_zero=args.exit_zero,
         diff=args.diff,
+        verbose=args.verbose,
     )
     with ExitStack() as stack:
         output: TextIO | None = None

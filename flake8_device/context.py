@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,23 @@ if TYPE_CHECKING:
 
 # What any default-device setting is written with (a necessary condition, on the file's text).
 _DEFAULT_DEVICE_TEXT = re.compile(r"set_default_(?:device|tensor_type)|device\s*\(")
+
+
+# LibCST generates code (for positions) and the device flow follows blocks by recursion, several
+# frames for each nested block: an ``elif`` chain of a thousand arms, which Python's own parser
+# accepts, needs more than Python's default limit of 1,000 frames.  (Deeper still, the flow cuts
+# the scope short: see analysis/flow/budget.py.)
+_CODEGEN_RECURSION_LIMIT = 10_000
+
+
+@contextmanager
+def deeper_recursion(limit: int = _CODEGEN_RECURSION_LIMIT) -> Iterator[None]:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
@@ -163,13 +182,15 @@ class FileContext:
     def flow(self) -> FlowAnalysis:
         from flake8_device.analysis.flow import FlowAnalysis
 
-        return FlowAnalysis(self)
+        with deeper_recursion():
+            return FlowAnalysis(self)
 
     # -- positions and proofs (for fixes) -------------------------------------------------
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         """Where each node of the parsed code is (lines of the parsed text: see ``original_line``)."""
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        with deeper_recursion():
+            return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
 
     def original_line(self, line: int) -> int:
         return self.sparse.original_line(line) if self.sparse is not None else line

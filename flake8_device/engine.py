@@ -56,6 +56,9 @@ class LintResult:
     error: str | None = None
     # A rule that crashed on this file: "DEV101 (name) crashed: ValueError: ..." (others still ran).
     internal_errors: list[str] = field(default_factory=list)
+    # Scopes whose device facts a bound of the analysis made unknown (see analysis/flow/budget.py):
+    # "f (line 12): the function's work budget (...) ran out; ...".  Nothing is reported there.
+    analysis_cuts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -221,6 +224,9 @@ class Engine:
                     result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
                 except Exception as error:  # noqa: BLE001
                     result.internal_errors.append(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
+        flow = ctx.__dict__.get("flow")  # (a cached property: only where some rule asked for it)
+        if flow is not None:
+            result.analysis_cuts = [cut.describe() for cut in flow.cuts]
         if reports:
             try:
                 result.violations = self._violations(ctx, scope, reports)

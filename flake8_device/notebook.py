@@ -420,6 +420,7 @@ class NotebookReport:
     violations: list[CellViolation] = field(default_factory=list)
     error: str | None = None
     internal_errors: list[str] = field(default_factory=list)
+    analysis_cuts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # The source of every code cell, by number (for showing the lines of findings).
     sources: dict[int, str] = field(default_factory=dict)
@@ -469,6 +470,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     result = engine.lint(program.text, honour_noqa=True, path=label, cell_markers=program.cell_markers)
     report.error = result.error
     report.internal_errors = list(result.internal_errors)
+    report.analysis_cuts = list(result.analysis_cuts)
     mapping = program.line_map()
     for violation in result.violations:
         where = mapping[violation.line - 1]

@@ -33,6 +33,8 @@ class ReportOptions:
     show_source: bool = False
     exit_zero: bool = False
     diff: bool = False
+    # Say where a bound of the analysis made facts unknown (otherwise only how often).
+    verbose: bool = False
 
 
 def plural(count: int, noun: str) -> str:
@@ -84,6 +86,10 @@ def summary_lines(
         )
     elif not findings and not (options.diff and applied) and not failed:
         lines.append(f"All checks passed ({plural(len(outcomes), 'file')}).")
+    cuts = sum(len(o.analysis_cuts) for o in outcomes)
+    if cuts and not options.verbose:
+        # Not an error (the analysis is bounded by design), but no silent pass either.
+        lines.append(f"Note: {plural(cuts, 'scope')} too costly to analyse fully (--verbose says which).")
     return lines
 
 
@@ -129,6 +135,8 @@ def report(
     for outcome in outcomes:
         errors.extend(outcome.errors)
         stderr.writelines(warning + "\n" for warning in outcome.warnings)
+        if options.verbose:
+            stderr.writelines(f"{outcome.path}: note: analysis cut short in {cut}\n" for cut in outcome.analysis_cuts)
     stderr.writelines(f"flake8-device: {error}\n" for error in errors)
     if not options.quiet:  # (what was fixed and found is said even where a file failed)
         stderr.writelines(line + "\n" for line in summary_lines(outcomes, findings, options, failed=bool(errors)))

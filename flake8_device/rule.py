@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
 FILE_PLACEHOLDERS = ("{modules}", "{factories}", "{wrappers}", "{classes}")
 _SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
+# What a file must contain somewhere for the device flow to know any value's place: every place
+# comes from torch (a factory, a module class, a loader, a collective: all named through an
+# import of torch or of a package whose name holds it), a move (``.to(``, ``.cuda(``, ``.cpu(``,
+# a configured move helper), or a device (``device=``, ``torch.device``).  Unknown places make no
+# finding, so a flow rule cannot fire in a file without one of these: the file costs no flow
+# analysis (a library's plain modules, the standard library).  Checked against every fixture and
+# benchmark case by tests/test_flow_gate.py.
+FLOW_GATE = r"torch|cuda|device|\.to\(|\.cpu\(|{moves}"
 
 
 class Rule:
@@ -90,7 +98,7 @@ class Rule:
                 patterns=compiled(cls.markers),
                 whole_class=cls.needs_whole_class,
                 wants=wants,
-                file_patterns=compiled(cls.file_markers),
+                file_patterns=compiled((FLOW_GATE, *cls.file_markers) if cls.uses_flow else cls.file_markers),
             )
         return spec
 

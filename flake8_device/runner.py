@@ -62,6 +62,8 @@ class Outcome:
     diff: str = ""
     # Rules that crashed on this file (each also a warning): its check is incomplete.
     crashes: int = 0
+    # Where a bound of the analysis made facts unknown (said with --verbose, counted otherwise).
+    analysis_cuts: list[str] = field(default_factory=list)
     # With --fix on stdin: the bytes to write to stdout (the fixed code, or the input untouched).
     stdout: bytes | None = None
 
@@ -151,6 +153,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
         outcome.errors.append(f"{display}: {result.error}")
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
     outcome.crashes += len(result.internal_errors)
+    outcome.analysis_cuts = list(result.analysis_cuts)
 
 
 def _no_comment_here(display: str, violation: Violation) -> str:
@@ -212,6 +215,7 @@ def _check_notebook(path: str, display: str, data: bytes, engine: Engine, option
     outcome.warnings += report.warnings
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in report.internal_errors]
     outcome.crashes += len(report.internal_errors)
+    outcome.analysis_cuts = list(report.analysis_cuts)
 
 
 def _unified_diff(old: str, new: str, from_name: str, to_name: str) -> str:

@@ -39,18 +39,24 @@ class FunctionTable:
             ]
 
     def _collect(self, body: Iterable[ast.stmt], path: Path) -> None:
-        for statement in body:
+        # (A stack, not recursion: an ``elif`` chain of a thousand arms nests a thousand deep.)
+        todo: list[tuple[list[ast.stmt], Path]] = [(list(body), path)]
+        while todo:
+            statements, where = todo.pop()
+            if not statements:
+                continue
+            statement, rest = statements[0], statements[1:]
+            todo.append((rest, where))  # the statements after this one, once its blocks are done
             if isinstance(statement, _DEFS + (ast.ClassDef,)):
-                inner = (*path, statement.name)
+                inner = (*where, statement.name)
                 if not isinstance(statement, ast.ClassDef):
                     span = (_first_line(statement), statement.end_lineno or statement.lineno)
                     self.spans.setdefault(inner, []).append(span)
-                self._collect(statement.body, inner)
+                todo.append((list(statement.body), inner))
             elif isinstance(statement, _BLOCKS):
-                for block in ("body", "orelse", "finalbody"):
-                    self._collect(getattr(statement, block, ()), path)
-                for handler in getattr(statement, "handlers", ()):
-                    self._collect(handler.body, path)
+                blocks = [getattr(statement, b, ()) for b in ("body", "orelse", "finalbody")]
+                blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+                todo.extend((list(block), where) for block in reversed(blocks))
 
     def text(self, path: Path) -> str | None:
         """The source of every function defined at ``path`` (several when redefined)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -54,26 +54,36 @@ _IMPORT_TIME_BLOCKS: tuple[type[ast.stmt], ...] = tuple(
 
 def module_level_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements executed at import time, looking inside if/try/with blocks."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, _IMPORT_TIME_BLOCKS):
-            for block in ("body", "orelse", "finalbody"):
-                yield from module_level_statements(getattr(statement, block, ()))
-            for handler in getattr(statement, "handlers", ()):
-                yield from module_level_statements(handler.body)
+    return _preorder(body, lambda statement: _blocks(statement) if isinstance(statement, _IMPORT_TIME_BLOCKS) else ())
 
 
 def all_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement at any depth (in functions, classes, blocks), never entering expressions:
     several times cheaper than ``ast.walk`` for what only statements can be (imports, classes)."""
-    for statement in body:
+    return _preorder(body, _blocks)
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement blocks directly inside ``statement``, in source order of their kinds."""
+    blocks = [getattr(statement, name, None) for name in ("body", "orelse", "finalbody")]
+    blocks = [block for block in blocks if isinstance(block, list)]
+    blocks += [part.body for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ()))]
+    return blocks
+
+
+def _preorder(
+    body: Iterable[ast.stmt], inner: Callable[[ast.stmt], Iterable[list[ast.stmt]]]
+) -> Iterator[ast.stmt]:
+    """Each statement, then the statements of its ``inner`` blocks.  (A stack, not recursion: an
+    ``elif`` chain of a thousand arms nests a thousand deep.)"""
+    todo: list[Iterator[ast.stmt]] = [iter(body)]
+    while todo:
+        statement = next(todo[-1], None)
+        if statement is None:
+            todo.pop()
+            continue
         yield statement
-        for block in ("body", "orelse", "finalbody"):
-            inner = getattr(statement, block, None)
-            if isinstance(inner, list):
-                yield from all_statements(inner)
-        for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
-            yield from all_statements(part.body)
+        todo.extend(iter(block) for block in reversed(list(inner(statement))))
 
 
 class Symbols:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow.budget import Budget, BudgetExhausted, Cut
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import AttributeStore, E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
@@ -96,6 +97,9 @@ class FlowAnalysis:
         self._optimizer_classes: dict[str, bool] = {}
         # A function defined in another function: that function (whose names it reads as a closure).
         self.enclosing: dict[cst.FunctionDef, cst.FunctionDef] = {}
+        # The work budget (see :mod:`.budget`), and the scopes whose facts it made unknown.
+        self.budget = Budget(_statement_count(ctx.module.body))
+        self.cuts: list[Cut] = []
         self._run()
 
     def events_of(self, kind: type[E]) -> list[E]:
@@ -232,6 +236,13 @@ class FlowAnalysis:
         if state is not None:
             return state
         self._attribute_states[class_name] = {}  # while it is computed (methods calling each other)
+        try:
+            return self._compute_attribute_state(class_name)
+        except (BudgetExhausted, RecursionError):
+            del self._attribute_states[class_name]  # not the placeholder: nothing is known of it
+            raise
+
+    def _compute_attribute_state(self, class_name: str) -> dict[str, Value]:
         cut_off_outside, self._cut_off = self._cut_off, False
         stored: list[tuple[str, str, Value]] = []
         lineage = list(self.program.lineage(class_name))
@@ -380,14 +391,53 @@ class FlowAnalysis:
         # select it to report).  Callers run before the functions they call, so that those start from
         # what they are given.
         module = self.ctx.module
-        self.final_env[module] = Interpreter(self, None, None).run(module.body)
+        self._run_scope(module, None, (), lambda: Interpreter(self, None, None).run(module.body))
         functions = list(_functions(module.body, None, ()))
         for function, _, _ in functions:
             for inner in _nested_functions(function):
                 self.enclosing[inner] = function
         text_of = self.ctx.functions.text if self.ctx.functions is not None else (lambda path: None)
         for function, owner, path in _callers_first(functions, self.program, text_of):
-            self.final_env[function] = Interpreter(self, function, owner, path).run_function()
+            self._run_scope(
+                function,
+                owner,
+                path,
+                lambda f=function, o=owner, p=path: Interpreter(self, f, o, p).run_function(),  # type: ignore[misc]
+            )
+
+    def _run_scope(
+        self,
+        scope: cst.Module | cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        path: tuple[str, ...],
+        run: Callable[[], dict[str, Value]],
+    ) -> None:
+        """Run one scope within its share of the budget; past it, the scope's facts are unknown:
+        its events are withdrawn, and it leaves nothing its enclosed functions could read."""
+        body = scope.body if isinstance(scope, cst.Module) else block_of(scope.body)
+        if not self.budget.start_scope(_statement_count(body)):
+            self.final_env[scope] = {}
+            self._cut(scope, path, "the file's work budget ran out before it; its facts are unknown")
+            return
+        events, seen = list(self.events), set(self._seen)
+        try:
+            self.final_env[scope] = run()
+        except (BudgetExhausted, RecursionError) as error:
+            self.events, self._seen = events, seen
+            self.final_env[scope] = {}
+            self._summarizing.clear()
+            nested = isinstance(error, RecursionError)
+            reason = "nested too deeply to follow; its facts are unknown" if nested else self.budget.reason()
+            self._cut(scope, path, reason)
+        finally:
+            self.budget.end_scope()
+
+    def _cut(self, scope: cst.Module | cst.FunctionDef, path: tuple[str, ...], reason: str) -> None:
+        # (Lines from the ``ast``: LibCST's positions cost a code generation of the whole file,
+        # which a scope nested too deeply to follow may not survive.)
+        functions = self.ctx.functions
+        lines = functions.first_lines(path) if path and functions is not None else []
+        self.cuts.append(Cut(lines[0] if lines else 1, ".".join(path) or "<module>", reason))
 
 
 def _offloaded(value: Value) -> bool:
@@ -503,3 +553,18 @@ def _called_names(function: cst.FunctionDef) -> set[str]:
             continue
         stack.extend(children(node))
     return names
+
+
+def _statement_count(body: Sequence[cst.BaseStatement]) -> int:
+    """How many statements ``body`` holds, at any depth (nested functions and classes too)."""
+    count = 0
+    stack: list[Sequence[cst.BaseStatement]] = [body]
+    while stack:
+        for statement in stack.pop():
+            if isinstance(statement, cst.SimpleStatementLine):
+                count += len(statement.body)
+                continue
+            count += 1
+            if isinstance(statement, cst.BaseCompoundStatement):
+                stack.extend(compound_blocks(statement))
+    return count

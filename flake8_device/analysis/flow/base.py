@@ -15,6 +15,7 @@ from flake8_device.analysis.flow.state import State
 
 if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.flow.budget import Budget
     from flake8_device.analysis.flow.events import Event, Operand
     from flake8_device.analysis.flow.local_calls import LocalResult
     from flake8_device.analysis.flow.values import Value
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 class InterpreterBase:
     analysis: FlowAnalysis
+    # The analysis's work budget: every expression and statement evaluated spends a step.
+    budget: Budget
     ctx: FileContext
     symbols: Symbols
     function: cst.FunctionDef | None
@@ -68,7 +71,7 @@ class InterpreterBase:
 
         def _given(self, value: Value, partner: cst.BaseExpression) -> bool: ...
 
-        def _attribute(self, node: cst.Attribute) -> Value: ...
+        def _attribute(self, node: cst.Attribute, base: Value | None = None) -> Value: ...
 
         def _subscript(self, node: cst.Subscript) -> Value: ...
 

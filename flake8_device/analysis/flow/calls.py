@@ -459,7 +459,7 @@ class CallsMixin(InterpreterBase):
         ):
             return receiver  # modules return themselves
         # ``self.emb(pos)``, ``self.criterion(out, y)``: calling a module held in an attribute.
-        callee = self._attribute(node.func) if isinstance(node.func, cst.Attribute) else UNKNOWN
+        callee = self._attribute(node.func, receiver) if isinstance(node.func, cst.Attribute) else UNKNOWN
         if (
             callee.module is True
             or (callee.module is None and callee.kind is Kind.ACCEL)  # moved and called: a model

@@ -302,6 +302,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         report: bool = True,
     ) -> None:
         self.analysis = analysis
+        self.budget = analysis.budget
         # Events of this run become findings (the code around selected units runs for context only).
         self.report = report and not summary_mode
         # Summarising a function for its callers: parameters stand for the caller's values, and
@@ -527,6 +528,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._statement(statement)
 
     def _statement(self, statement: cst.BaseStatement) -> None:
+        budget = self.budget
+        budget.left -= 1
+        if budget.left < 0:
+            budget.exhausted()
         if isinstance(statement, cst.SimpleStatementLine):
             self.statement = statement
             for small in statement.body:
@@ -1038,6 +1043,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.record = record
 
     def _eval(self, node: cst.BaseExpression) -> Value:
+        budget = self.budget
+        budget.left -= 1
+        if budget.left < 0:
+            budget.exhausted()
         if isinstance(node, cst.Name):
             return self._name(node)
         if isinstance(node, cst.Attribute):
@@ -1193,7 +1202,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return UNKNOWN
         return replace(NEUTRAL, constant=OPTIMIZER_CLASS_PREFIX + qualified)
 
-    def _attribute(self, node: cst.Attribute) -> Value:
+    def _attribute(self, node: cst.Attribute, base: Value | None = None) -> Value:
+        """``node``'s value; ``base``: the value of ``node.value`` where the caller already has it
+        (evaluating it again would redo a whole method chain at every link)."""
         path = path_of(node)
         if path is not None and path in self.state.env:
             return self.state.env[path]
@@ -1202,7 +1213,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return self._optimizer_class(node)
         if self.self_name is not None and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
             return self._self_attribute(attr)
-        base = self._eval(node.value)
+        if base is None:
+            base = self._eval(node.value)
         if attr in torch_api.NON_TENSOR_ATTRIBUTES:
             if attr == "device" and any(a.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) for a in alternatives(base)):
                 return Value(Kind.NEUTRAL, module=False, device=self.ctx.code_for(node))

@@ -20,6 +20,7 @@ from flake8_device.analysis.flow.summaries import STATE, Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
+    bounded,
     UNKNOWN,
     Kind,
     Value,
@@ -304,7 +305,7 @@ class LocalCallsMixin(InterpreterBase):
                 placed = replace(placed, compares=True)  # called with predictions and targets
         else:
             placed = Value(Kind.UNKNOWN, module=None, origin=node)
-        return replace(placed, class_name=name, attributes=tuple(sorted(attributes.items())))
+        return bounded(replace(placed, class_name=name, attributes=tuple(sorted(attributes.items()))))
 
     def _module_placement(
         self, node: cst.Call, name: str, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
@@ -397,7 +398,7 @@ class LocalCallsMixin(InterpreterBase):
             )
             path = path_of(base)
             if path is not None and path in self.state.env:
-                self.state.env[path] = replace(instance, attributes=tuple(sorted(changed.items())))
+                self.state.env[path] = bounded(replace(instance, attributes=tuple(sorted(changed.items()))))
         return LocalResult(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), accepts)
 
 

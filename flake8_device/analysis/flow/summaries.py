@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, bounded, union
 
 # Calls followed through summaries, one inside the other.
 MAX_SUMMARY_DEPTH = 3
@@ -61,18 +61,25 @@ def without_parameters(value: Value) -> Value:
 
 
 def substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str], here: Value | None = None) -> Value:
+    """``value`` from a summary with the caller's arguments put in, within the domain's bounds
+    (an argument put inside a container of the summary nests deeper than either)."""
+    return bounded(_substitute(value, arguments, texts, here))
+
+
+def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str], here: Value | None = None) -> Value:
     """``value`` from a summary, with the caller's ``arguments`` where it names a parameter.
 
     ``texts`` holds the caller's code for each argument, so that a device written as a parameter
     (``x.to(device)`` inside the function) reads as the caller wrote it.  ``here``: for a module's
     method, where that module is (its own state, and what it computes from it, is there)."""
     if value.kind is Kind.MAYBE:
-        return replace(value, alternatives=tuple(substitute(a, arguments, texts, here) for a in value.alternatives))
+        # (A union, never a MAYBE of MAYBEs: an alternative may become an argument's alternatives.)
+        return union([_substitute(a, arguments, texts, here) for a in value.alternatives])
     if value.kind is Kind.CONTAINER:
-        return replace(value, elements=tuple(substitute(e, arguments, texts, here) for e in value.elements))
+        return replace(value, elements=tuple(_substitute(e, arguments, texts, here) for e in value.elements))
     if value.attributes:
         # An instance made inside the function keeps what it was given.
-        value = replace(value, attributes=tuple((a, substitute(v, arguments, texts)) for a, v in value.attributes))
+        value = replace(value, attributes=tuple((a, _substitute(v, arguments, texts)) for a, v in value.attributes))
     if value.source not in (None, "*") and value.distribution:
         # A distribution built from a parameter: where the caller's argument is (a number: the host).
         given = arguments.get(value.source or "", UNKNOWN)

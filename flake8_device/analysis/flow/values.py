@@ -138,8 +138,66 @@ NEUTRAL = Value(Kind.NEUTRAL, module=False)
 
 # More alternatives than this are not tracked: the value becomes unknown.
 MAX_ALTERNATIVES = 4
+# The domain is finite (see :func:`bounded`): containers and instances nest at most this deep,
+# a tuple or a keyed dict keeps at most this many elements, an instance this many attributes.
+MAX_DEPTH = 4
+MAX_WIDTH = 16
+MAX_ATTRIBUTES = 32
+# ... and a value holds at most this many values in all (alternatives, elements, attributes): a
+# larger one is unknown.  (Joins and comparisons cost the size of their values.)
+MAX_SIZE = 96
 # Kinds an alternative may have (the others say nothing a rule could use).
 _PLACES = (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.LOADER, Kind.NEUTRAL, Kind.CONTAINER)
+
+
+def bounded(value: Value, depth: int = MAX_DEPTH) -> Value:
+    """``value`` within the domain's bounds: what lies deeper than ``depth`` levels of containers
+    and instance attributes is unknown, a tuple or keyed dict wider than ``MAX_WIDTH`` keeps one
+    joined element, an instance with more than ``MAX_ATTRIBUTES`` attributes none.  A value
+    already within them is returned as it is (the same object), so bounding costs one walk of
+    a value that is itself bounded.  Over ``MAX_SIZE`` values in all, it is unknown."""
+    value = _bounded(value, depth)
+    if (value.kind is Kind.MAYBE or value.kind is Kind.CONTAINER or value.attributes) and _size(value) > MAX_SIZE:
+        return UNKNOWN
+    return value
+
+
+def _size(value: Value) -> int:
+    """How many values ``value`` holds, itself included (counted up to just past ``MAX_SIZE``)."""
+    count = 0
+    stack = [value]
+    while stack and count <= MAX_SIZE:
+        current = stack.pop()
+        count += 1
+        stack.extend(current.alternatives)
+        stack.extend(current.elements)
+        stack.extend(held for _, held in current.attributes)
+    return count
+
+
+def _bounded(value: Value, depth: int) -> Value:
+    if value.kind is Kind.MAYBE:
+        kept = tuple(_bounded(a, depth) for a in value.alternatives)
+        if all(k is a and a.kind is not Kind.MAYBE for k, a in zip(kept, value.alternatives)):
+            return value
+        return union(kept)
+    if value.kind is Kind.CONTAINER or value.attributes:
+        if depth <= 0:
+            return UNKNOWN
+        result = value
+        if len(value.elements) > MAX_WIDTH:
+            result = replace(result, elements=(union(value.elements),), keys=())
+        elements = tuple(_bounded(e, depth - 1) for e in result.elements)
+        if any(e is not o for e, o in zip(elements, result.elements)):
+            result = replace(result, elements=elements)
+        if len(value.attributes) > MAX_ATTRIBUTES:
+            result = replace(result, attributes=())
+        elif value.attributes:
+            attributes = tuple((name, _bounded(held, depth - 1)) for name, held in value.attributes)
+            if any(a[1] is not o[1] for a, o in zip(attributes, value.attributes)):
+                result = replace(result, attributes=attributes)
+        return result
+    return value
 
 
 def negate(condition: str) -> str:
@@ -244,6 +302,8 @@ def union(values: Sequence[Value]) -> Value:
                 break
         else:
             merged.append(alternative)
+            if len(merged) > MAX_ALTERNATIVES:
+                return UNKNOWN  # (what the end would say: no need to merge the rest)
     if len(merged) == 1:
         return merged[0]
     # Constants count too: a device variable that is "cpu" (or None) along one path and "cuda" along another.
@@ -377,15 +437,16 @@ def _join_containers(a: Value, b: Value) -> Value:
 def container_of(kind: str, elements: Sequence[Value]) -> Value:
     """A list, tuple or dict built here; a list or dict keeps one joined element (it grows)."""
     if kind == "tuple":
-        return Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None)
-    return Value(Kind.CONTAINER, container=kind, elements=(union(elements),) if elements else (), module=None)
+        return bounded(Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None))
+    joined = (union(elements),) if elements else ()
+    return bounded(Value(Kind.CONTAINER, container=kind, elements=joined, module=None))
 
 
 def keyed_dict(keys: Sequence[str], values: Sequence[Value]) -> Value:
     """A dict built with string keys: each key keeps its own value."""
     if len(set(keys)) != len(keys) or len(keys) != len(values):
         return container_of("dict", values)
-    return Value(Kind.CONTAINER, container="dict", elements=tuple(values), module=None, keys=tuple(keys))
+    return bounded(Value(Kind.CONTAINER, container="dict", elements=tuple(values), module=None, keys=tuple(keys)))
 
 
 def item_at(container: Value, key: str | None) -> Value | None:
@@ -401,8 +462,8 @@ def with_item(container: Value, key: str | None, value: Value) -> Value:
         if key in container.keys:
             index = container.keys.index(key)
             elements = (*container.elements[:index], value, *container.elements[index + 1 :])
-            return replace(container, elements=elements)
-        return replace(container, elements=(*container.elements, value), keys=(*container.keys, key))
+            return bounded(replace(container, elements=elements))
+        return bounded(replace(container, elements=(*container.elements, value), keys=(*container.keys, key)))
     return container_of(container.container or "list", [*container.elements, value])
 
 
