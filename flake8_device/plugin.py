@@ -18,14 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from flake8_device import __version__
+from flake8_device.codes import ALL_CODES, DEFAULT_OFF_CODES
 from flake8_device.config import AnalysisConfig
 from flake8_device.configuration import pyproject_settings
 from flake8_device.files import Pattern, excluded
 from flake8_device.flake8_ini import flake8_layer
-from flake8_device.registry import all_rules, default_off_codes
-from flake8_device.runner import Options, engine_for
+from flake8_device.options import Options
 from flake8_device.selection import Selection
 from flake8_device.settings import ConfigError, Settings, selection_warnings
+
+# The engine and the rules (LibCST, the analysis) are imported by ``run`` when a file is checked
+# with some DEV code selected: flake8 imports every plugin on every run, also runs that select
+# none of our codes.
 
 
 class Plugin:
@@ -57,7 +61,7 @@ class Plugin:
             comma_separated_list=True,
             help="Package versions the flake8-device advisories should assume, like `torch=2.1.0,deepspeed=0.14.0`.",
         )
-        manager.extend_default_ignore(list(default_off_codes()))
+        manager.extend_default_ignore(list(DEFAULT_OFF_CODES))
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -74,14 +78,14 @@ class Plugin:
         ours = flake8_layer(options)
         table = Settings() if _isolated() else pyproject_settings(Path.cwd())
         merged = ours.over(table)
-        default_off = getattr(options, "extended_default_ignore", None) or default_off_codes()
+        default_off = getattr(options, "extended_default_ignore", None) or DEFAULT_OFF_CODES
         selection = merged.selection(default_off)
         for note in selection_warnings(merged, selection) if _short_prefix_ignored(merged) else ():
             sys.stderr.write(f"flake8-device: warning: {note}\n")
         # flake8 shows only the codes it selects itself: the ones the table switches on
         # (``extend-select = ["DEV404"]``) are added to its explicit selection.
         flake8_alone = ours.selection(default_off)
-        extra = [r.code for r in all_rules() if selection.enabled(r.code) and not flake8_alone.enabled(r.code)]
+        extra = [code for code in ALL_CODES if selection.enabled(code) and not flake8_alone.enabled(code)]
         if extra:
             options.extend_select = [*(getattr(options, "extend_select", None) or []), *extra]
         cls._options = Options(
@@ -92,7 +96,7 @@ class Plugin:
     @classmethod
     def options(cls) -> Options:
         if cls._options is None:
-            cls._options = Options(selection=Selection(default_off=default_off_codes()), config=AnalysisConfig())
+            cls._options = Options(selection=Selection(default_off=DEFAULT_OFF_CODES), config=AnalysisConfig())
         return cls._options
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
@@ -100,7 +104,12 @@ class Plugin:
             return  # the same files as the CLI checks (flake8's own exclude still applies first)
         try:
             options = self.options()
-            engine = engine_for(options.rules_for(self.filename), options.config)
+            codes = options.rules_for(self.filename)
+            if not codes:
+                return
+            from flake8_device.runner import engine_for
+
+            engine = engine_for(codes, options.config)
             path = None if self.filename in ("stdin", "-") else self.filename  # where pins are looked up
             result = engine.lint("".join(self.lines), tree=self.tree, path=path)
         except Exception as error:  # noqa: BLE001 - never break the user's flake8 run

@@ -10,7 +10,7 @@ import difflib
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from flake8_device import noqa
 from flake8_device.config import AnalysisConfig
@@ -20,33 +20,11 @@ from flake8_device.files import FileError, read_bytes, write_atomically
 from flake8_device.formats import Finding
 from flake8_device.model import Violation
 from flake8_device.notebook import NOTEBOOK_SUFFIX, NotebookError, add_noqa_to_notebook, fix_notebook, lint_notebook
+from flake8_device.options import Options
 from flake8_device.registry import all_rules
-from flake8_device.selection import Selection
-from flake8_device.settings import PerFileIgnores, per_file_codes
 from flake8_device.source import SourceError, decode_source, split_lines
 
-
-@dataclass(frozen=True)
-class Options:
-    selection: Selection
-    config: AnalysisConfig
-    fix: bool = False
-    diff: bool = False
-    unsafe_fixes: bool = False
-    add_noqa: bool = False
-    show_source: bool = False
-    stdin_filename: str = "stdin"
-    per_file_ignores: PerFileIgnores = ()
-
-    def rules_for(self, path: str) -> tuple[str, ...]:
-        """The codes checked in ``path``: the selection less its ``per-file-ignores``."""
-        extra = per_file_codes(self.per_file_ignores, path)
-        key = (self.selection, extra)
-        codes = _RULES_FOR.get(key)
-        if codes is None:
-            selection = replace(self.selection, extend_ignore=(*self.selection.extend_ignore, *extra))
-            codes = _RULES_FOR[key] = tuple(r.code for r in all_rules() if selection.enabled(r.code))
-        return codes
+__all__ = ["Options", "Outcome", "check_file", "engine_for", "run_all"]
 
 
 @dataclass
@@ -68,7 +46,6 @@ class Outcome:
     stdout: bytes | None = None
 
 
-_RULES_FOR: dict[tuple[Selection, tuple[str, ...]], tuple[str, ...]] = {}
 _ENGINES: dict[tuple[tuple[str, ...], AnalysisConfig], Engine] = {}
 
 

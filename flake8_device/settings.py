@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from flake8_device.codes import ALL_CODES
 from flake8_device.config import AnalysisConfig
 from flake8_device.files import DEFAULT_EXCLUDES, Pattern
 from flake8_device.selection import Selection
@@ -141,9 +142,7 @@ def per_file_codes(entries: PerFileIgnores, path: str) -> tuple[str, ...]:
 
 
 def _matching_rules(prefix: str) -> bool:
-    from flake8_device.registry import all_rules  # the registry imports every rule: only when checking
-
-    return any(rule.code.startswith(prefix) for rule in all_rules())
+    return any(code.startswith(prefix) for code in ALL_CODES)
 
 
 def own_codes(items: Iterable[str], where: str, *, allow_empty: bool = False) -> tuple[str, ...]:
@@ -180,9 +179,7 @@ def foreign_codes(items: Iterable[str], where: str, *, strict_shape: bool) -> tu
 def selection_warnings(settings: Settings, selection: Selection) -> list[str]:
     """Why no rule is on, when none is: a ``select`` naming no DEV code, or a bare ``D``
     (pydocstyle's prefix, which flake8 matches against DEV codes too) in an ignore list."""
-    from flake8_device.registry import all_rules
-
-    if any(selection.enabled(rule.code) for rule in all_rules()):
+    if any(selection.enabled(code) for code in ALL_CODES):
         return []
     for key in ("ignore", "extend-ignore"):
         values = settings.ignore if key == "ignore" else settings.extend_ignore

@@ -53,3 +53,22 @@ def test_a_well_formed_rule_passes() -> None:
 def test_malformed_rules_are_refused(overrides: dict[str, object]) -> None:
     with pytest.raises(RegistryError):
         _check(_rule(**overrides))
+
+
+def test_the_light_code_table_is_the_registry() -> None:
+    """flake8_device/codes.py lists every rule's code and default without importing the rules."""
+    from flake8_device.codes import CODES
+
+    assert CODES == {rule.code: rule.default_enabled for rule in all_rules()}
+
+
+def test_importing_the_flake8_plugin_imports_no_rule() -> None:
+    """flake8 imports every plugin on every run: ours must not pay for LibCST and the rules there
+    (they are imported when a file is checked with a DEV code selected)."""
+    import subprocess
+    import sys
+
+    heavy = ("libcst", "flake8_device.registry", "flake8_device.engine")
+    probe = f"import sys, flake8_device.plugin; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
