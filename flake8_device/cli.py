@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
     fixing.add_argument(
+        "--show-fixes", action="store_true", help="with --fix or --diff, say each fix applied: where, code and title"
+    )
+    fixing.add_argument(
         "--add-noqa",
         action="store_true",
         help="add `# noqa: DEVnnn` where flake8 reads it for every current finding (to adopt the tool in one commit)",
@@ -273,6 +276,7 @@ def _run(args: argparse.Namespace, settings: Settings, options: Options) -> int:
         exit_zero=args.exit_zero,
         diff=args.diff,
         verbose=args.verbose,
+        show_fixes=args.show_fixes,
     )
     with ExitStack() as stack:
         output: TextIO | None = None

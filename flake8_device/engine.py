@@ -61,6 +61,16 @@ class LintResult:
     analysis_cuts: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class AppliedFix:
+    """A fix ``fix`` applied: where its finding was in the original text, its code and title."""
+
+    line: int
+    col: int
+    code: str
+    title: str
+
+
 @dataclass
 class FixResult:
     text: str
@@ -68,6 +78,8 @@ class FixResult:
     remaining: LintResult
     # Fixes refused because their result did not parse (reported, never written).
     refused: list[str] = field(default_factory=list)
+    # What was applied, in the order applied (``--show-fixes``).
+    fixes: list[AppliedFix] = field(default_factory=list)
 
 
 def _syntax_error_message(error: SyntaxError, text: str) -> str:
@@ -392,26 +404,41 @@ class Engine:
         path: str | None = None,
         cell_markers: Collection[str] = (),
     ) -> FixResult:
-        applied = 0
         refused: list[str] = []
+        done: list[AppliedFix] = []
+        # The edits of each round so far, to say where a later round's finding was in the original.
+        rounds: list[list[TextEdit]] = []
+        original = LineIndex(text)
+
+        def applied_fix(violation: Violation, current: str) -> AppliedFix:
+            offset = LineIndex(current).offset(violation.line, violation.col)
+            for edits in reversed(rounds):
+                offset = _offset_before(offset, edits)
+            line = original.line_of(offset)
+            return AppliedFix(line, offset - original.starts[line - 1], violation.code, violation.fix_title or "")
+
         for _ in range(MAX_FIX_ROUNDS):
             result = self.lint(text, honour_noqa=honour_noqa, path=path, cell_markers=cell_markers)
             chosen = choose_edits(
                 v for v in result.violations if v.fixable and v.fix_safety.applies(unsafe_fixes=unsafe_fixes)
             )
             if not chosen:
-                return FixResult(text, applied, result, refused)
-            new_text = apply_edits(text, [e for v in chosen for e in v.text_edits])
+                return FixResult(text, len(done), result, refused, done)
+            edits = [e for v in chosen for e in v.text_edits]
+            new_text = apply_edits(text, edits)
             if parses(new_text):
+                done.extend(applied_fix(v, text) for v in chosen)
+                rounds.append(edits)
                 text = new_text
-                applied += len(chosen)
                 continue
             # Try each fix alone; keep those that leave the program parseable.
             progress = False
             for violation in chosen:
                 candidate = apply_edits(text, list(violation.text_edits))
                 if parses(candidate):
-                    text, applied, progress = candidate, applied + 1, True
+                    done.append(applied_fix(violation, text))
+                    rounds.append(list(violation.text_edits))
+                    text, progress = candidate, True
                     break
                 refused.append(
                     f"{violation.line}:{violation.col + 1}: {violation.code} fix skipped: its result does not parse"
@@ -419,7 +446,20 @@ class Engine:
             if not progress:
                 break
         remaining = self.lint(text, honour_noqa=honour_noqa, path=path, cell_markers=cell_markers)
-        return FixResult(text, applied, remaining, refused)
+        return FixResult(text, len(done), remaining, refused, done)
+
+
+def _offset_before(offset: int, edits: Sequence[TextEdit]) -> int:
+    """Where ``offset`` of the text after ``edits`` was before them (inside a replacement: its start)."""
+    shift = 0
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        new_start = edit.start + shift
+        if offset < new_start:
+            break
+        if offset < new_start + len(edit.text):
+            return edit.start
+        shift += len(edit.text) - (edit.end - edit.start)
+    return offset - shift
 
 
 def _within(violation: Violation, ranges: Mapping[str, list[tuple[int, int]]]) -> bool:

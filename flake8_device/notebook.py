@@ -432,6 +432,8 @@ class NotebookFix:
     applied: int
     remaining: NotebookReport
     refused: list[str] = field(default_factory=list)
+    # Each fix applied, as "label:cell_N:line:col: CODE title".
+    fixes: list[str] = field(default_factory=list)
     # (cell number, old source, new source) of every changed cell.
     changes: list[tuple[int, str, str]] = field(default_factory=list)
 
@@ -524,7 +526,12 @@ def fix_notebook(engine: Engine, data: bytes, label: str, *, unsafe_fixes: bool 
     new_data = notebook.with_sources(changed)
     remaining = _lint(engine, Notebook.parse(new_data), label)
     changes = [(number, old[number], changed[number]) for number in sorted(changed)]
-    return NotebookFix(new_data, fixed.applied, remaining, refused, changes)
+    fixes = []
+    for applied in fixed.fixes:
+        where = mapping[applied.line - 1]
+        if where is not None:
+            fixes.append(f"{label}:cell_{where[0].cell.number}:{where[1]}:{applied.col + 1}: {applied.code} {applied.title}")
+    return NotebookFix(new_data, fixed.applied, remaining, refused, fixes, changes)
 
 
 @dataclass

@@ -35,6 +35,8 @@ class ReportOptions:
     diff: bool = False
     # Say where a bound of the analysis made facts unknown (otherwise only how often).
     verbose: bool = False
+    # With --fix or --diff: one line for each fix applied.
+    show_fixes: bool = False
 
 
 def plural(count: int, noun: str) -> str:
@@ -131,6 +133,8 @@ def report(
         extra_stream.writelines(line + "\n" for line in statistics(findings, all_rules()))
     if options.count:
         extra_stream.write(f"{len(findings)}\n")
+    if options.show_fixes:
+        extra_stream.writelines(line + "\n" for outcome in outcomes for line in outcome.fixes)
     report_stream.flush()
     for outcome in outcomes:
         errors.extend(outcome.errors)

@@ -42,6 +42,8 @@ class Outcome:
     crashes: int = 0
     # Where a bound of the analysis made facts unknown (said with --verbose, counted otherwise).
     analysis_cuts: list[str] = field(default_factory=list)
+    # --fix / --diff: each fix applied, as "path:line:col: CODE title" (shown with --show-fixes).
+    fixes: list[str] = field(default_factory=list)
     # With --fix on stdin: the bytes to write to stdout (the fixed code, or the input untouched).
     stdout: bytes | None = None
 
@@ -111,6 +113,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
         result = fixed.remaining
         outcome.warnings += [f"{display}:{line}" for line in fixed.refused]
         outcome.applied = fixed.applied
+        outcome.fixes = [f"{display}:{f.line}:{f.col + 1}: {f.code} {f.title}" for f in fixed.fixes]
         if options.diff:
             outcome.diff = _unified_diff(text, fixed.text, display, display) if fixed.text != text else ""
         else:
@@ -162,6 +165,7 @@ def _check_notebook(path: str, display: str, data: bytes, engine: Engine, option
             fixed = fix_notebook(engine, data, display, unsafe_fixes=options.unsafe_fixes)
             report = fixed.remaining
             outcome.applied = fixed.applied
+            outcome.fixes = fixed.fixes
             outcome.warnings += fixed.refused
             if options.diff:
                 outcome.diff = fixed.diff(display)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command: sets everything up from nothing, then runs the suite.
 #   - a virtual environment in .venv (reused when present),
-#   - the package with its test extras, and torch==2.13.0 (a CPU build; a bare
-#     `torch` requirement would pull a multi-GB CUDA build), which the
-#     meta-device oracle needs,
+#   - the package with its test extras, and torch==2.13.0, which the meta-device
+#     oracle needs, as a CPU build (about 190 MB): where pip would pick the
+#     multi-GB CUDA build, from PyTorch's CPU wheel index (scripts/torch_cpu.py
+#     asks pip which build it would pick, downloading nothing),
 #   - pytest, with any arguments passed through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[test]" "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[test]"
+mapfile -t torch_args < <(.venv/bin/python scripts/torch_cpu.py)
+.venv/bin/python -m pip install --quiet "${torch_args[@]}"
 exec .venv/bin/python -m pytest "$@"

@@ -132,3 +132,53 @@ def test_fix_says_what_it_fixed_even_when_another_file_failed(tmp_path: Path) ->
     assert "broken.py: syntax error" in result.stderr
     assert "Fixed 1 finding." in result.stderr
     assert "All checks passed" not in result.stderr
+
+
+# -- --show-fixes ---------------------------------------------------------------------------------
+
+TWO_FIXES = BUG + "\n\ndef step():\n    model2 = nn.Linear(3, 3).cuda()\n    y = torch.zeros(3)\n    return model2(y)\n"
+
+
+def _changed_old_lines(diff: str) -> set[int]:
+    """The lines of the old file that a unified diff removes or replaces."""
+    changed: set[int] = set()
+    line = 0
+    for row in diff.splitlines():
+        if row.startswith("@@"):
+            line = int(row.split()[1].split(",")[0].lstrip("-"))
+        elif row.startswith("-") and not row.startswith("---"):
+            changed.add(line)
+            line += 1
+        elif row.startswith(" "):
+            line += 1
+    return changed
+
+
+def test_show_fixes_says_each_fix_and_its_lines_are_what_diff_changes(tmp_path: Path) -> None:
+    write(tmp_path / "bug.py", TWO_FIXES)
+    diff = run("--isolated", "--diff", "--show-fixes", "bug.py", cwd=tmp_path)
+    shown = [line for line in diff.stderr.splitlines() if line.startswith("bug.py:")]
+    assert shown == [
+        "bug.py:7:14: DEV101 Move it too: `.to(device)`",
+        "bug.py:13:19: DEV204 Move the input: `y.cuda()`",
+    ]
+    assert {int(line.split(":")[1]) for line in shown} == _changed_old_lines(diff.stdout)
+    fixed = run("--isolated", "--fix", "--show-fixes", "bug.py", cwd=tmp_path)
+    assert [line for line in fixed.stdout.splitlines() if line.startswith("bug.py:")] == shown
+    assert "Fixed 2 findings." in fixed.stderr
+    # Without the flag, nothing but the summary.
+    write(tmp_path / "bug.py", TWO_FIXES)
+    assert "bug.py:" not in run("--isolated", "--fix", "bug.py", cwd=tmp_path).stdout
+
+
+def test_show_fixes_gives_positions_in_the_file_as_it_was_when_fixes_take_several_rounds() -> None:
+    """A later round's finding is placed in the original text, across the edits made before it."""
+    from flake8_device.engine import _offset_before
+    from flake8_device.model import TextEdit
+
+    edits = [TextEdit(2, 2, "abc"), TextEdit(10, 14, "x")]  # insert 3 at 2; replace 4 by 1 at 10
+    assert _offset_before(1, edits) == 1
+    assert _offset_before(3, edits) == 2  # inside the inserted text: where it was inserted
+    assert _offset_before(8, edits) == 5
+    assert _offset_before(13, edits) == 10  # the replacement itself
+    assert _offset_before(14, edits) == 14  # after both: the shifts cancel out
