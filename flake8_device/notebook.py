@@ -530,7 +530,8 @@ def fix_notebook(engine: Engine, data: bytes, label: str, *, unsafe_fixes: bool 
     for applied in fixed.fixes:
         where = mapping[applied.line - 1]
         if where is not None:
-            fixes.append(f"{label}:cell_{where[0].cell.number}:{where[1]}:{applied.col + 1}: {applied.code} {applied.title}")
+            cell, line = where[0].cell.number, where[1]
+            fixes.append(f"{label}:cell_{cell}:{line}:{applied.col + 1}: {applied.code} {applied.title}")
     return NotebookFix(new_data, fixed.applied, remaining, refused, fixes, changes)
 
 
