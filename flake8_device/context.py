@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.types import TypeEvidence
     from flake8_device.proof import FixProof
-    from flake8_device.rule import Rule
     from flake8_device.versions import ResolvedVersion
 
 # What any default-device setting is written with (a necessary condition, on the file's text).
@@ -71,9 +70,19 @@ def code_without_parens(module: cst.Module, node: cst.CSTNode) -> str:
     return code
 
 
+class ReportingRule(Protocol):
+    """What the engine reads of the rule behind a report (a ``Rule`` subclass: the rule layer
+    imports this module, never the other way round)."""
+
+    code: ClassVar[str]
+
+    @classmethod
+    def format_message(cls, fields: dict[str, Any]) -> str: ...
+
+
 @dataclass
 class Report:
-    rule: type[Rule]
+    rule: type[ReportingRule]
     node: cst.CSTNode
     fix: Fix | None
     fields: dict[str, Any]
@@ -97,7 +106,7 @@ class FileContext:
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
     _scope_nodes: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = field(default_factory=dict, repr=False)
 
-    def add_report(self, rule: Rule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
+    def add_report(self, rule: ReportingRule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
         self.reports.append(Report(type(rule), node, fix, fields))
 
     def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]:

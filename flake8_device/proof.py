@@ -26,19 +26,30 @@ rules check with :mod:`.analysis.types`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from flake8_device.analysis.bindings import Binding, FileBindings, Point, target_names
+from flake8_device.analysis.facts import FileFacts
 from flake8_device.analysis.types import INSTANCE_ATTRIBUTES
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode, SwapStatements
 
-if TYPE_CHECKING:
-    from flake8_device.context import FileContext
+
+class ProofFacts(FileFacts, Protocol):
+    """What proofs read of the file besides the analyses' facts (``FileContext`` has them)."""
+
+    @property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]: ...
+
+    @property
+    def bindings(self) -> FileBindings | None: ...
+
+    def original_line(self, line: int) -> int: ...
+
 
 _PLACEHOLDER = "__flake8_device_kept_{}__"
 
@@ -46,7 +57,7 @@ _PLACEHOLDER = "__flake8_device_kept_{}__"
 class FixProof:
     """The proof obligations of fixes in one file (names bound, unchanged, independent)."""
 
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: ProofFacts) -> None:
         self.ctx = ctx
 
     # -- positions --------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from flake8_device.analysis import patterns
 from flake8_device.walk import children
 
 if TYPE_CHECKING:
-    from flake8_device.context import FileContext
+    from flake8_device.analysis.facts import FileFacts
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ _CONSUMERS: tuple[tuple[str, tuple[str, ...], int | None, bool], ...] = (
 )
 
 
-def _consumer(ctx: FileContext, call: cst.Call) -> tuple[str, cst.BaseExpression, bool] | None:
+def _consumer(ctx: FileFacts, call: cst.Call) -> tuple[str, cst.BaseExpression, bool] | None:
     qualified = ctx.symbols.qualify(call.func)
     if qualified is None:
         return None
@@ -235,7 +235,7 @@ def _binding(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     return values[0] if len(values) == 1 else None
 
 
-def configs_in_module(ctx: FileContext) -> list[DeepSpeedConfigUse]:
+def configs_in_module(ctx: FileFacts) -> list[DeepSpeedConfigUse]:
     found: list[DeepSpeedConfigUse] = []
     seen: set[int] = set()
     # (node, enclosing scope) pairs: the scope is the function, or the module for script code.

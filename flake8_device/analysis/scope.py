@@ -21,7 +21,7 @@ from flake8_device.analysis import patterns
 from flake8_device.walk import children
 
 if TYPE_CHECKING:
-    from flake8_device.context import FileContext
+    from flake8_device.analysis.facts import FileFacts
 
 DEVICE_VARIABLE = re.compile(r"^(?:\w+_)?device$|^dev$")
 
@@ -84,7 +84,7 @@ def _global_device(tree: ast.Module | None) -> str | None:
 
 
 def device_variable(
-    ctx: FileContext, function: cst.FunctionDef | None, owner: cst.ClassDef | None, place: cst.CSTNode
+    ctx: FileFacts, function: cst.FunctionDef | None, owner: cst.ClassDef | None, place: cst.CSTNode
 ) -> str | None:
     """The expression naming the device at ``place`` inside ``function`` (a method of ``owner``), else None."""
     if function is None:

@@ -44,7 +44,7 @@ from flake8_device.analysis.bound_names import EVERYTHING, Chain, block_binds, b
 from flake8_device.analysis.symbols import Symbols, ast_dotted_name
 
 if TYPE_CHECKING:
-    from flake8_device.context import FileContext
+    from flake8_device.analysis.facts import FileFacts
 
 Path = tuple[str, ...]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -1095,7 +1095,7 @@ def _other_branch(first: Chain, second: Chain) -> bool:
     return False
 
 
-def facts_for(ctx: FileContext) -> FileSerialization | None:
+def facts_for(ctx: FileFacts) -> FileSerialization | None:
     """The file's serialisation facts, built on first use and kept on the context."""
     cached = ctx.__dict__.get("_serialization_facts", False)
     if cached is False:

@@ -50,7 +50,7 @@ from flake8_device.walk import children
 
 if TYPE_CHECKING:
     from flake8_device.analysis.defaults import DefaultDeviceSetting
-    from flake8_device.context import FileContext
+    from flake8_device.analysis.facts import FileFacts
 
 _OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
 # Attributes a framework moves with the module itself (Lightning's sample input).
@@ -73,7 +73,7 @@ __all__ = [
 class FlowAnalysis:
     """Runs the interpreter over every scope of a file once; rules read the events."""
 
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: FileFacts) -> None:
         self.ctx = ctx
         self.events: list[Event] = []
         # What each scope (the module, or a function) knew at its end: for tests and debugging.

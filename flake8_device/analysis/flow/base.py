@@ -7,27 +7,80 @@ base declares what they read of each other, so that each module stays readable o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
 from flake8_device.analysis.flow.state import State
 
 if TYPE_CHECKING:
-    from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.defaults import DefaultDeviceSetting
+    from flake8_device.analysis.facts import FileFacts
     from flake8_device.analysis.flow.budget import Budget
-    from flake8_device.analysis.flow.events import Event, Operand
-    from flake8_device.analysis.flow.local_calls import LocalResult
+    from flake8_device.analysis.flow.events import AttributeStore, Event, Operand
+    from flake8_device.analysis.flow.program import Program
+    from flake8_device.analysis.flow.summaries import LocalResult, Summary
     from flake8_device.analysis.flow.values import Value
+    from flake8_device.analysis.helpers import HelperClasses
     from flake8_device.analysis.symbols import Symbols
-    from flake8_device.context import FileContext
+
+
+class FileAnalysis(Protocol):
+    """What the interpreter asks of the analysis of the whole file (``FlowAnalysis``, which runs it):
+    summaries of the file's functions, class attribute states, what callers pass, the events."""
+
+    ctx: FileFacts
+    program: Program
+    budget: Budget
+    final_env: dict[cst.CSTNode, dict[str, Value]]
+    contexts: dict[cst.FunctionDef, dict[str, list[Value]]]
+    enclosing: dict[cst.FunctionDef, cst.FunctionDef]
+
+    @property
+    def helpers(self) -> HelperClasses: ...
+
+    @property
+    def default_device_is_cpu(self) -> bool: ...
+
+    @property
+    def default_device_setting(self) -> DefaultDeviceSetting | None: ...
+
+    def summary(
+        self,
+        function: cst.FunctionDef,
+        *,
+        seeded: bool = True,
+        attributes: tuple[tuple[str, Value], ...] | None = None,
+    ) -> Summary | None: ...
+
+    def attribute_state(self, class_name: str) -> dict[str, Value]: ...
+
+    def held(
+        self, class_name: str, attribute: str, value: Value, *, construction: bool, cache: bool = True
+    ) -> Value: ...
+
+    def keeps_place(self, class_name: str) -> bool: ...
+
+    def optimizer_class(self, name: str) -> bool: ...
+
+    def param_group_tensors(self, name: str) -> tuple[str, ...]: ...
+
+    def names_from_outside(self, function: cst.FunctionDef | None) -> frozenset[str]: ...
+
+    def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None: ...
+
+    def record_store(self, class_name: str, attribute: str, store: AttributeStore) -> None: ...
+
+    def add(self, event: Event, key_node: cst.CSTNode, function: cst.FunctionDef | None = None) -> None: ...
+
+    def retract(self, kind: type, key_node: cst.CSTNode, function: cst.FunctionDef | None) -> None: ...
 
 
 class InterpreterBase:
-    analysis: FlowAnalysis
+    analysis: FileAnalysis
     # The analysis's work budget: every expression and statement evaluated spends a step.
     budget: Budget
-    ctx: FileContext
+    ctx: FileFacts
     symbols: Symbols
     function: cst.FunctionDef | None
     owner: cst.ClassDef | None

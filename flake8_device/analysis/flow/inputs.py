@@ -9,12 +9,12 @@ import libcst as cst
 from flake8_device.analysis.flow.knowledge import MODULE_TENSOR_EVIDENCE, TENSOR_ANNOTATION, TENSOR_EVIDENCE
 
 if TYPE_CHECKING:
-    from flake8_device.context import FileContext
+    from flake8_device.analysis.facts import FileFacts
 
 
 def tensor_inputs(
     function: cst.FunctionDef,
-    ctx: FileContext,
+    ctx: FileFacts,
     *,
     skip_first: bool,
     in_module: bool = False,

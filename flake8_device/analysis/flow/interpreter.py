@@ -83,7 +83,7 @@ from flake8_device.analysis.flow.values import (
 from flake8_device.analysis.symbols import dotted_name
 
 if TYPE_CHECKING:
-    from flake8_device.analysis.flow import FlowAnalysis
+    from flake8_device.analysis.flow.base import FileAnalysis
     from flake8_device.analysis.symbols import Symbols
 
 # A branch test about devices (``x.device == device``, ``x.is_cuda``): what it returns is chosen by it.
@@ -293,7 +293,7 @@ def _clash(a: Value, b: Value) -> bool:
 class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, PlacementMixin):
     def __init__(
         self,
-        analysis: FlowAnalysis,
+        analysis: FileAnalysis,
         function: cst.FunctionDef | None,
         owner: cst.ClassDef | None,
         path: tuple[str, ...] = (),

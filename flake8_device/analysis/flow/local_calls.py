@@ -8,7 +8,7 @@ the callee's calling context, which its own interpretation starts from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 
@@ -16,7 +16,7 @@ from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
-from flake8_device.analysis.flow.summaries import STATE, Summary, substitute
+from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
 from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
@@ -417,12 +417,3 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     if isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return NEUTRAL
     return None
-
-
-@dataclass(frozen=True)
-class LocalResult:
-    """What calling a method of this file's code gives, and which arguments it moves itself."""
-
-    value: Value
-    # ``id()`` of the argument expressions the method moves to its device itself.
-    accepts: frozenset[int]

@@ -120,3 +120,12 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
     if value.kind is Kind.CONDITIONAL:
         return UNKNOWN  # chosen by a condition of the function's own
     return value
+
+
+@dataclass(frozen=True)
+class LocalResult:
+    """What calling a method of this file's code gives, and which arguments it moves itself."""
+
+    value: Value
+    # ``id()`` of the argument expressions the method moves to its device itself.
+    accepts: frozenset[int]

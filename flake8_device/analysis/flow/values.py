@@ -25,12 +25,9 @@ import enum
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
-
-if TYPE_CHECKING:
-    from flake8_device.analysis.flow.events import Operand
 
 
 class Kind(enum.Enum):
@@ -563,7 +560,14 @@ def element_of(value: Value) -> Value:
     return UNKNOWN
 
 
-def common_device(operands: Sequence[Operand]) -> Value:
+class Valued(Protocol):
+    """An operand (see ``events.Operand``): what common_device reads of it."""
+
+    @property
+    def value(self) -> Value: ...
+
+
+def common_device(operands: Sequence[Valued]) -> Value:
     """Where the result of an operation on ``operands`` lives, along the paths where it succeeds."""
     combinations: list[tuple[Value, ...]] = [()]
     for operand in operands:

@@ -1,0 +1,49 @@
+"""What the analyses read of the file they analyse: plain facts, named by a protocol.
+
+The analyses never import the rule layer's ``FileContext`` (which builds them lazily); they are
+typed against this protocol, which ``FileContext`` satisfies, so the layers have no import cycle
+(``tests/test_layers.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Protocol
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from flake8_device.analysis.classes import ClassInfo, ClassTable
+    from flake8_device.analysis.defaults import DefaultDeviceSetting
+    from flake8_device.analysis.functions import FunctionTable
+    from flake8_device.analysis.symbols import Symbols
+    from flake8_device.config import AnalysisConfig
+    from flake8_device.source import LineIndex
+
+
+class FileFacts(Protocol):
+    # The parsed code (only the units that can matter: see flake8_device/units.py).
+    module: cst.Module
+    # The whole file's ``ast`` (None when not at hand).
+    tree: ast.Module | None
+    symbols: Symbols
+    config: AnalysisConfig
+    # The original text (None when unknown).
+    index: LineIndex | None
+
+    @property
+    def classes(self) -> ClassTable: ...
+
+    @property
+    def functions(self) -> FunctionTable | None: ...
+
+    @property
+    def default_devices(self) -> list[DefaultDeviceSetting]: ...
+
+    def class_info(self, node: cst.ClassDef) -> ClassInfo | None: ...
+
+    def code_for(self, node: cst.CSTNode) -> str: ...
+
+    def describe(self, node: cst.CSTNode, limit: int = 60) -> str: ...
+
+    def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]: ...
