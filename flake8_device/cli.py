@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from flake8_device import __version__, progress
+from flake8_device.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIRECTORY
 from flake8_device.configuration import discover_settings, load_settings, start_directory
 from flake8_device.docs import rule_markdown
 from flake8_device.files import Discovered, Excluded, FileError, Pattern, discover, excluded
@@ -128,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="store_true", help="say where the analysis hit a bound (its facts there are unknown)"
     )
     parser.add_argument("-j", "--jobs", type=int, default=0, help="parallel processes (default: all cores)")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help=f"where to keep the findings of unchanged files (default: {DEFAULT_CACHE_DIRECTORY} here)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="check every file afresh; read and write no cache")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     parser.add_argument("--version", action="version", version=f"flake8-device {__version__}")
@@ -234,6 +241,7 @@ def _main(argv: Sequence[str] | None) -> int:
         show_source=bool(settings.show_source),
         stdin_filename=args.stdin_filename or "stdin",
         per_file_ignores=settings.per_file_ignores,
+        cache_dir=None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIRECTORY),
     )
     return _run(args, settings, options)
 

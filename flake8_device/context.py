@@ -12,7 +12,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from flake8_device.analysis import patterns
 from flake8_device.analysis.classes import ClassInfo, ClassTable
@@ -21,6 +20,7 @@ from flake8_device.analysis.functions import FunctionTable
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
 from flake8_device.model import Fix, InsertImport
+from flake8_device.positions import LazyPositions, whole_module_positions
 from flake8_device.source import LineIndex
 from flake8_device.units import SparseSource
 
@@ -197,9 +197,12 @@ class FileContext:
     # -- positions and proofs (for fixes) -------------------------------------------------
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
-        """Where each node of the parsed code is (lines of the parsed text: see ``original_line``)."""
-        with deeper_recursion():
-            return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        """Where each node of the parsed code is (lines of the parsed text: see ``original_line``),
+        computed for the statements asked about (see :mod:`flake8_device.positions`)."""
+        if self.sparse is None:
+            with deeper_recursion():
+                return whole_module_positions(self.module)
+        return LazyPositions(self.module, self.sparse.text, deeper_recursion)
 
     def original_line(self, line: int) -> int:
         return self.sparse.original_line(line) if self.sparse is not None else line

@@ -28,6 +28,7 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".flake8-device-cache",
 )
 
 # What a directory walk picks up (files named on the command line are checked whatever their suffix).

@@ -21,6 +21,13 @@ class Options:
     show_source: bool = False
     stdin_filename: str = "stdin"
     per_file_ignores: PerFileIgnores = ()
+    # Where the CLI keeps its cache (see flake8_device/cache.py); None: no cache.
+    cache_dir: str | None = None
+
+    @property
+    def cached(self) -> bool:
+        """A plain lint, the only kind of run the cache serves."""
+        return self.cache_dir is not None and not (self.fix or self.diff or self.add_noqa)
 
     def rules_for(self, path: str) -> tuple[str, ...]:
         """The codes checked in ``path``: the selection less its ``per-file-ignores``."""

@@ -19,14 +19,15 @@ if TYPE_CHECKING:
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
 FILE_PLACEHOLDERS = ("{modules}", "{factories}", "{wrappers}", "{classes}")
 _SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
-# What a file must contain somewhere for the device flow to know any value's place: every place
-# comes from torch (a factory, a module class, a loader, a collective: all named through an
-# import of torch or of a package whose name holds it), a move (``.to(``, ``.cuda(``, ``.cpu(``,
-# a configured move helper), or a device (``device=``, ``torch.device``).  Unknown places make no
-# finding, so a flow rule cannot fire in a file without one of these: the file costs no flow
-# analysis (a library's plain modules, the standard library).  Checked against every fixture and
-# benchmark case by tests/test_flow_gate.py.
-FLOW_GATE = r"torch|cuda|device|\.to\(|\.cpu\(|{moves}"
+# What a file must contain somewhere for the device flow to make a finding: every finding needs
+# a value on an accelerator or made by torch, and those come from torch (a factory, a module
+# class, a collective, ``torch.device``: all named through an import of torch or of a package
+# whose name holds it) or a move (``.to(``, ``.cuda(``, ``.cpu(``, a configured move helper).  A
+# ``device=`` alone places nothing: the factories it is given to are torch's, and NumPy's array
+# API takes ``device=`` too.  A flow rule cannot fire in a file without one of these, so the file
+# costs no flow analysis (a library's plain modules, the standard library, NumPy's tests).
+# Checked against every fixture and benchmark case by tests/test_pathological.py.
+FLOW_GATE = r"torch|cuda|\.to\(|\.cpu\(|{moves}"
 
 
 class Rule:

@@ -11,8 +11,10 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from flake8_device import noqa
+from flake8_device.cache import Cache, decode_findings, encode_findings
 from flake8_device.config import AnalysisConfig
 from flake8_device.config_files import is_config_file, lint_config
 from flake8_device.engine import Engine
@@ -75,6 +77,58 @@ def check_file(task: tuple[str, Options]) -> Outcome:
     except FileError as error:
         outcome.errors.append(str(error))
         return outcome
+    if options.cached and not from_stdin:
+        return _cached_check(path, data, options)
+    _check(path, display, data, options, outcome)
+    return outcome
+
+
+def _cached_check(path: str, data: bytes, options: Options) -> Outcome:
+    """A plain lint through the cache: the entry for these bytes and settings, or a fresh check."""
+    assert options.cache_dir is not None
+    cache = Cache(options.cache_dir)
+    key = cache.key(path, data, options)
+    hit = _outcome_of(path, cache.get(key))
+    if hit is not None:
+        return hit
+    outcome = Outcome(path)
+    _check(path, path, data, options, outcome)
+    if not outcome.crashes:  # a crash is reported again next time, not remembered
+        entry = {name: getattr(outcome, name) for name in _CACHED_FIELDS}
+        cache.put(key, {**entry, "findings": encode_findings(outcome.findings)})
+    return outcome
+
+
+# What a plain lint leaves in an outcome, besides its findings.
+_CACHED_FIELDS = ("errors", "warnings", "crashes", "analysis_cuts")
+
+
+def _outcome_of(path: str, entry: dict[str, Any] | None) -> Outcome | None:
+    if entry is None:
+        return None
+    try:
+        fields = {name: entry[name] for name in _CACHED_FIELDS}
+        return Outcome(path, findings=decode_findings(entry["findings"]), **fields)
+    except (KeyError, TypeError, ValueError):
+        return None  # an entry of another shape: a miss
+
+
+def cached_outcome(task: tuple[str, Options]) -> Outcome | None:
+    """The cached outcome of a plain lint of a file, without checking anything; None on a miss."""
+    path, options = task
+    if not options.cached or path == "-":
+        return None
+    try:
+        data = read_bytes(path)
+    except FileError:
+        return None
+    assert options.cache_dir is not None
+    cache = Cache(options.cache_dir)
+    return _outcome_of(path, cache.get(cache.key(path, data, options)))
+
+
+def _check(path: str, display: str, data: bytes, options: Options, outcome: Outcome) -> None:
+    from_stdin = path == "-"
     engine = engine_for(options.rules_for(display), options.config)
     if is_config_file(display):
         check = _check_config
@@ -88,7 +142,6 @@ def check_file(task: tuple[str, Options]) -> Outcome:
         outcome.errors.append(f"{display}: too deeply nested to analyse (the file was skipped)")
     if from_stdin and (options.fix or options.add_noqa) and outcome.stdout is None:
         outcome.stdout = data  # an editor replaces its buffer with stdout: never leave it empty
-    return outcome
 
 
 def _write_back(path: str, outcome: Outcome, old: bytes, new: bytes) -> None:
@@ -213,22 +266,27 @@ def run_all(
     """Check every task; files go to a process pool when there are several, results in input order.
 
     ``progress(done, total)`` is called as files finish (for a progress bar)."""
-    on_disk = [t for t in tasks if t[0] != "-"]
     tick = progress or (lambda done, total: None)
-    if jobs <= 1 or len(on_disk) < 2:
-        results = []
-        for task in tasks:
-            results.append(check_file(task))
-            tick(len(results), len(tasks))
-        return results
-    # stdin is read in this process.
+    # Cache hits are read here: a warm run over an unchanged tree starts no worker at all.
     outcomes: dict[int, Outcome] = {}
+    for i, task in enumerate(tasks):
+        hit = cached_outcome(task)
+        if hit is not None:
+            outcomes[i] = hit
+            tick(len(outcomes), len(tasks))
+    left = [(i, t) for i, t in enumerate(tasks) if i not in outcomes]
+    on_disk = [(i, t) for i, t in left if t[0] != "-"]
+    if jobs <= 1 or len(on_disk) < 2:
+        for i, task in left:
+            outcomes[i] = check_file(task)
+            tick(len(outcomes), len(tasks))
+        return [outcomes[i] for i in range(len(tasks))]
     with ProcessPoolExecutor(max_workers=min(jobs, len(on_disk))) as pool:
-        indexed = [(i, t) for i, t in enumerate(tasks) if t[0] != "-"]
-        for (i, _), outcome in zip(indexed, pool.map(check_file, [t for _, t in indexed], chunksize=8)):
+        for (i, _), outcome in zip(on_disk, pool.map(check_file, [t for _, t in on_disk], chunksize=8)):
             outcomes[i] = outcome
             tick(len(outcomes), len(tasks))
-    for i, task in enumerate(tasks):
+    # stdin is read in this process.
+    for i, task in left:
         if task[0] == "-":
             outcomes[i] = check_file(task)
     return [outcomes[i] for i in range(len(tasks))]

@@ -133,7 +133,7 @@ def test_verbose_says_where_the_analysis_was_cut_and_the_summary_counts_it() -> 
 # -- the flow gate: a file without torch, moves or devices costs no flow analysis ---------------------
 
 # Each token the gate looks for, replaced by one it does not.
-_UNGATED = (("torch", "tarch"), ("cuda", "cxda"), ("device", "devxce"), (".to(", ".tx("), (".cpu(", ".cpx("))
+_UNGATED = (("torch", "tarch"), ("cuda", "cxda"), (".to(", ".tx("), (".cpu(", ".cpx("))
 
 
 def _without_gate_tokens(text: str) -> str:
@@ -155,7 +155,7 @@ def test_the_gate_is_necessary_no_flow_finding_in_any_fixture_without_its_tokens
     programs += sorted(REALWORLD_CASES.glob("*/*.py"))
     for path in programs:
         text = _without_gate_tokens(path.read_text(encoding="utf-8"))
-        assert not re.search(rule_module.FLOW_GATE or r"torch|cuda|device|\.to\(|\.cpu\(", text)
+        assert not re.search(r"torch|cuda|\.to\(|\.cpu\(", text)
         found = {v.code for v in engine.lint(text).violations} & FLOW_CODES
         assert not found, f"{path.name}: {sorted(found)}"
         checked += 1

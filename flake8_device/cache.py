@@ -1,0 +1,159 @@
+"""The on-disk cache of the CLI: a file's findings, kept until anything they depend on changes.
+
+A lint of one file depends on its bytes, the name it is reported under, the options (the codes
+checked there, the analysis settings, ``--show-source``), the tool itself, the pinned versions
+the advisories read (the lock, requirements, ``pyproject.toml`` and ``setup.cfg`` files of the
+file's directory and those above it, up to the repository root) and the versions installed in
+this environment of the packages the advisories name.  The cache key is a SHA-256 of all of
+these, so an entry is never stale: a change anywhere makes a new key (old entries are simply
+never read again; deleting the folder is always safe).
+
+Layout (like ruff's and mypy's): a folder, ``.flake8-device-cache`` in the working directory
+unless ``--cache-dir`` says otherwise, holding a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``,
+and one JSON file per entry under ``entries/<first two hex digits>/``.  Entries are written to a
+temporary file and renamed into place, so parallel runs (``-j``, two hooks at once) never read a
+half-written entry; a corrupt or unreadable entry is a miss.  Only plain lint runs use it:
+``--fix``, ``--diff``, ``--add-noqa`` and stdin always check afresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from flake8_device import __version__
+from flake8_device.formats import Finding
+from flake8_device.model import FixSafety
+from flake8_device.options import Options
+
+DEFAULT_DIRECTORY = ".flake8-device-cache"
+# Bumped when the entry format changes.
+FORMAT = 1
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-device's cache: see https://bford.info/cachedir/\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _tool_fingerprint() -> str:
+    """The tool's version and its code as installed (an edited checkout is another tool)."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"{__version__}:{FORMAT}".encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json"):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _environment_fingerprint() -> str:
+    """The installed versions of the packages the advisories name (they read them)."""
+    from flake8_device.advisories import advisories
+    from flake8_device.versions import installed_version
+
+    names = sorted({p for advisory in advisories().values() for p in advisory.packages})
+    found = [(name, str(v.version) if (v := installed_version(name)) is not None else "") for name in names]
+    return json.dumps(found)
+
+
+_PIN_FILES = ("poetry.lock", "uv.lock", "pdm.lock", "pylock.toml", "Pipfile.lock", "pyproject.toml", "setup.cfg")
+
+
+@functools.lru_cache(maxsize=4096)
+def _directory_pins(directory: str) -> str:
+    """What the pin lookup reads in ``directory`` (names, sizes, times), and whether it stops there."""
+    from flake8_device.versions import _requirement_files
+
+    candidates = [os.path.join(directory, name) for name in _PIN_FILES] + _requirement_files(directory)
+    parts = [directory]
+    for path in candidates:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{os.path.basename(path)}:{stat.st_size}:{stat.st_mtime_ns}")
+    root = any(os.path.exists(os.path.join(directory, marker)) for marker in (".git", ".hg"))
+    parts.append("root" if root else "")
+    return "|".join(parts)
+
+
+def _pins_fingerprint(display: str) -> str:
+    from flake8_device.versions import _directories_upward
+
+    start = os.path.abspath(display)
+    if not os.path.isdir(start):
+        start = os.path.dirname(start)
+    if not os.path.isdir(start):
+        start = os.getcwd()
+    return "\n".join(_directory_pins(directory) for directory in _directories_upward(start))
+
+
+class Cache:
+    """Entries under ``directory`` (created on the first write)."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = Path(directory)
+        self._prepared = False
+
+    def key(self, display: str, data: bytes, options: Options) -> str:
+        digest = hashlib.sha256()
+        for part in (
+            _tool_fingerprint(),
+            _environment_fingerprint(),
+            _pins_fingerprint(display),
+            display,
+            ",".join(options.rules_for(display)),
+            ",".join(sorted(options.config.move_functions)),
+            repr(options.config.versions),
+            str(options.show_source),
+        ):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / "entries" / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Write an entry atomically; a cache that cannot be written is no error (the run goes on)."""
+        path = self._path(key)
+        try:
+            self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump({**entry, "format": FORMAT}, stream)
+            os.replace(temporary, path)
+        except OSError:
+            return
+
+    def _prepare(self) -> None:
+        if self._prepared:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "# Created by flake8-device.\n*\n"), ("CACHEDIR.TAG", _TAG)):
+            marker = self.directory / name
+            if not marker.exists():
+                marker.write_text(text, encoding="utf-8")
+        self._prepared = True
+
+
+def encode_findings(findings: list[Finding]) -> list[dict[str, Any]]:
+    return [{**asdict(f), "fix_safety": f.fix_safety.value} for f in findings]
+
+
+def decode_findings(rows: list[dict[str, Any]]) -> list[Finding]:
+    return [Finding(**{**row, "fix_safety": FixSafety(row["fix_safety"])}) for row in rows]
