@@ -188,6 +188,9 @@ def configured(args: argparse.Namespace) -> Settings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["server"]:
+        return _server(arguments[1:])
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -198,6 +201,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("flake8-device: interrupted", file=sys.stderr)
         return 130
+
+
+def _server(arguments: list[str]) -> int:
+    """``flake8-device server``: the language server (the ``server`` extra brings pygls)."""
+    if arguments:
+        print("flake8-device server: takes no arguments (it speaks LSP on stdin and stdout)", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        from flake8_device.server import main as serve
+    except ImportError as error:
+        print(
+            f"flake8-device server needs the server extra: pip install 'flake8-device[server]' ({error})",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return serve()
 
 
 def _usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
