@@ -105,6 +105,7 @@ class FileContext:
     # Enclosing ClassDef / FunctionDef nodes of the node being visited, outermost first.
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
     _scope_nodes: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = field(default_factory=dict, repr=False)
+    _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)
 
     def add_report(self, rule: ReportingRule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
         self.reports.append(Report(type(rule), node, fix, fields))
@@ -121,8 +122,12 @@ class FileContext:
 
         Continuation lines lose their block indentation here, so fixes never
         build text from it: they name nodes and the engine copies the original.
+        (Kept per node: the analysis asks again for the same nodes in loops and summaries.)
         """
-        return code_without_parens(self.module, node)
+        code = self._code.get(node)
+        if code is None:
+            code = self._code[node] = code_without_parens(self.module, node)
+        return code
 
     def spelling(self, qualified: str) -> tuple[str, tuple[InsertImport, ...]]:
         """How to write ``torch.X`` in this file (``nn.ModuleList``), and the import a fix then

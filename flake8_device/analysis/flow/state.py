@@ -119,6 +119,13 @@ def join_states(
         keys.update(dict.fromkeys(state.env))
     for key in keys:
         found = [s.env.get(key) for s in live]
+        same = found[0]
+        if same is not None and all(v is same for v in found):
+            # Untouched along every path (each branch starts from a copy of one environment).
+            env[key] = same
+            if same.kind is Kind.MAYBE and any(a.guard for a in same.alternatives):
+                guarded.add(key)
+            continue
         live_for_key = live
         if outside is not None and "." not in key and key not in outside and any(v is None for v in found):
             # A plain name bound along some paths only: using it elsewhere raises NameError, so it
