@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
     from flake8_device.analysis.bindings import FileBindings
+    from flake8_device.analysis.facts import ProjectLoader, ProjectModule
     from flake8_device.analysis.deepspeed import DeepSpeedConfigUse
     from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.types import TypeEvidence
@@ -106,6 +107,19 @@ class FileContext:
     scopes: list[cst.ClassDef | cst.FunctionDef] = field(default_factory=list)
     _scope_nodes: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = field(default_factory=dict, repr=False)
     _code: dict[cst.CSTNode, str] = field(default_factory=dict, repr=False)
+    # Reads the project's other modules (None: this file alone), and what this file's flow read.
+    project: ProjectLoader | None = None
+    project_reads: dict[str, Any] = field(default_factory=dict, repr=False)
+    project_used: list[ProjectModule] = field(default_factory=list, repr=False)
+
+    def project_module(self, level: int, module: str | None) -> ProjectModule | None:
+        if self.project is None or self.path is None:
+            return None
+        loaded, looked = self.project.load(self.path, level, module)
+        self.project_reads.update(looked)
+        if loaded is not None and all(known is not loaded for known in self.project_used):
+            self.project_used.append(loaded)
+        return loaded
 
     def add_report(self, rule: ReportingRule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
         self.reports.append(Report(type(rule), node, fix, fields))

@@ -421,6 +421,7 @@ class NotebookReport:
     error: str | None = None
     internal_errors: list[str] = field(default_factory=list)
     analysis_cuts: list[str] = field(default_factory=list)
+    project_reads: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     # The source of every code cell, by number (for showing the lines of findings).
     sources: dict[int, str] = field(default_factory=dict)
@@ -473,6 +474,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     report.error = result.error
     report.internal_errors = list(result.internal_errors)
     report.analysis_cuts = list(result.analysis_cuts)
+    report.project_reads = dict(result.project_reads)
     mapping = program.line_map()
     for violation in result.violations:
         where = mapping[violation.line - 1]

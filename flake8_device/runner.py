@@ -23,6 +23,7 @@ from flake8_device.formats import Finding
 from flake8_device.model import Violation
 from flake8_device.notebook import NOTEBOOK_SUFFIX, NotebookError, add_noqa_to_notebook, fix_notebook, lint_notebook
 from flake8_device.options import Options
+from flake8_device.project import file_state
 from flake8_device.registry import all_rules
 from flake8_device.source import SourceError, decode_source, split_lines
 
@@ -46,6 +47,8 @@ class Outcome:
     analysis_cuts: list[str] = field(default_factory=list)
     # --fix / --diff: each fix applied, as "path:line:col: CODE title" (shown with --show-fixes).
     fixes: list[str] = field(default_factory=list)
+    # The project's other files the findings depend on (see project.py): the cache checks them.
+    project_reads: dict[str, Any] = field(default_factory=dict)
     # With --fix on stdin: the bytes to write to stdout (the fixed code, or the input untouched).
     stdout: bytes | None = None
 
@@ -95,7 +98,8 @@ def _cached_check(path: str, data: bytes, options: Options) -> Outcome:
     _check(path, path, data, options, outcome)
     if not outcome.crashes:  # a crash is reported again next time, not remembered
         entry = {name: getattr(outcome, name) for name in _CACHED_FIELDS}
-        cache.put(key, {**entry, "findings": encode_findings(outcome.findings)})
+        reads = [[path, state] for path, state in sorted(outcome.project_reads.items())]
+        cache.put(key, {**entry, "findings": encode_findings(outcome.findings), "reads": reads})
     return outcome
 
 
@@ -104,9 +108,14 @@ _CACHED_FIELDS = ("errors", "warnings", "crashes", "analysis_cuts")
 
 
 def _outcome_of(path: str, entry: dict[str, Any] | None) -> Outcome | None:
+    """The outcome an entry keeps, while the project's files it depends on are as they were."""
     if entry is None:
         return None
     try:
+        for read, state in entry["reads"]:
+            now = file_state(read)
+            if (list(now) if now is not None else None) != state:
+                return None  # an imported module changed (or appeared, or went away)
         fields = {name: entry[name] for name in _CACHED_FIELDS}
         return Outcome(path, findings=decode_findings(entry["findings"]), **fields)
     except (KeyError, TypeError, ValueError):
@@ -187,6 +196,7 @@ def _check_python(path: str, display: str, data: bytes, engine: Engine, options:
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in result.internal_errors]
     outcome.crashes += len(result.internal_errors)
     outcome.analysis_cuts = list(result.analysis_cuts)
+    outcome.project_reads = dict(result.project_reads)
 
 
 def _no_comment_here(display: str, violation: Violation) -> str:
@@ -250,6 +260,7 @@ def _check_notebook(path: str, display: str, data: bytes, engine: Engine, option
     outcome.warnings += [f"{display}: flake8-device internal error: {e}" for e in report.internal_errors]
     outcome.crashes += len(report.internal_errors)
     outcome.analysis_cuts = list(report.analysis_cuts)
+    outcome.project_reads = dict(report.project_reads)
 
 
 def _unified_diff(old: str, new: str, from_name: str, to_name: str) -> str:

@@ -8,7 +8,7 @@ typed against this protocol, which ``FileContext`` satisfies, so the layers have
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
 
@@ -47,3 +47,23 @@ class FileFacts(Protocol):
     def describe(self, node: cst.CSTNode, limit: int = 60) -> str: ...
 
     def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]: ...
+
+    def project_module(self, level: int, module: str | None) -> ProjectModule | None:
+        """A module of the same project that this file imports (``from .model import Net``: level
+        1, ``"model"``), read from disk; None when it is not the project's or cannot be read."""
+        ...
+
+
+class ProjectLoader(Protocol):
+    """Finds and reads the project's modules (flake8_device/project.py)."""
+
+    def load(self, importer: str, level: int, module: str | None) -> tuple[ProjectModule | None, dict[str, Any]]: ...
+
+
+class ProjectModule(Protocol):
+    """Another module of the project, as the device flow of an importing file reads it."""
+
+    facts: FileFacts
+
+    @property
+    def summaries(self) -> Any: ...

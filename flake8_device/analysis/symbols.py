@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
 
@@ -94,6 +94,11 @@ class Symbols:
         # Local class name -> dotted base names as written.
         self._class_bases: dict[str, list[str]] = {}
         self._module_classes: set[str] | None = None
+        # Module-level ``from M import name`` (relative ones too): local name -> (level, M, name),
+        # and ``import M`` / ``import M as m``: local name -> (0, M).  The project's own modules
+        # among them are read by the device flow (see flake8_device/project.py).
+        self.from_imports: dict[str, tuple[int, str | None, str]] = {}
+        self.module_imports: dict[str, tuple[int, str]] = {}
         if tree is None:
             return
         for statement in module_level_statements(tree.body):
@@ -108,13 +113,21 @@ class Symbols:
             for alias in statement.names:
                 if alias.asname:
                     self.imports[alias.asname] = alias.name
+                    self.module_imports[alias.asname] = (0, alias.name)
                 else:
                     top = alias.name.split(".")[0]
                     self.imports.setdefault(top, top)
-        elif statement.module and not statement.level:
-            for alias in statement.names:
-                if alias.name != "*":
-                    self.imports[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+                    if top == alias.name:
+                        self.module_imports.setdefault(top, (0, top))
+            return
+        for alias in statement.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name
+            # (A name from a module: a module of the project, maybe; see ``from_imports``.)
+            self.from_imports[local] = (statement.level, statement.module, alias.name)
+            if statement.module and not statement.level:
+                self.imports[local] = f"{statement.module}.{alias.name}"
 
     def add_cst_import(self, statement: cst.Import | cst.ImportFrom) -> None:
         """Imports met inside functions while walking the LibCST tree."""
@@ -170,13 +183,19 @@ class Symbols:
                 best = candidate
         return best
 
-    def vocabulary(self, text: str, tree: ast.Module | None = None) -> dict[str, str]:
+    def vocabulary(
+        self, text: str, tree: ast.Module | None = None, project_functions: Sequence[str] = ()
+    ) -> dict[str, str]:
         """Regular expressions for how this file spells things, to fill marker templates:
 
         - ``{modules}``: calls building a module (``nn.Linear(``, ``Net(``, ``create_model(``);
         - ``{factories}``: torch tensor factory calls (``torch.zeros(``, ``th.ones(``, ``zeros(``);
         - ``{wrappers}``: ``DataParallel`` / ``DistributedDataParallel`` calls, under any alias;
         - ``{classes}``: calls of any class defined in this file.
+
+        ``project_functions``: how this file spells calls of functions of the project's other
+        modules, as regular expressions (``make_mask``, or ``helpers`` then a dot and a name); such a
+        call may build a module or a tensor, as the function's summary will tell.
 
         Spelled from the import table and every class name.  Imports of torch below the top
         level are first added to the table from ``tree`` (a full walk, only for such files), so
@@ -190,8 +209,8 @@ class Symbols:
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     self.add_ast_import(node)
         factory_names = "|".join(sorted({q.rsplit(".", 1)[1] for q in torch_api.TENSOR_FACTORIES}))
-        modules = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+"]
-        factories = []
+        modules = [r"create_model", r"from_pretrained", r"hub\.load", r"models\.\w+", *project_functions]
+        factories = list(project_functions)
         wrappers = [r"DataParallel"]
         for local, target in self.imports.items():
             name = re.escape(local)

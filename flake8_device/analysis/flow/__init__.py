@@ -50,6 +50,7 @@ from flake8_device.walk import children
 
 if TYPE_CHECKING:
     from flake8_device.analysis.defaults import DefaultDeviceSetting
+    from flake8_device.analysis.facts import ProjectModule
     from flake8_device.analysis.facts import FileFacts
 
 _OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
@@ -73,7 +74,9 @@ __all__ = [
 class FlowAnalysis:
     """Runs the interpreter over every scope of a file once; rules read the events."""
 
-    def __init__(self, ctx: FileFacts) -> None:
+    def __init__(self, ctx: FileFacts, *, run: bool = True) -> None:
+        """``run``: interpret every scope now (the checked file); False for a module another file
+        imports, whose summaries are made when its calls ask for them."""
         self.ctx = ctx
         self.events: list[Event] = []
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
@@ -100,7 +103,10 @@ class FlowAnalysis:
         # The work budget (see :mod:`.budget`), and the scopes whose facts it made unknown.
         self.budget = Budget(_statement_count(ctx.module.body))
         self.cuts: list[Cut] = []
-        self._run()
+        # The project's modules this file imports, by (level, name): read once (None: not the project's).
+        self._modules: dict[tuple[int, str | None], ProjectModule | None] = {}
+        if run:
+            self._run()
 
     def events_of(self, kind: type[E]) -> list[E]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -120,6 +126,33 @@ class FlowAnalysis:
         """The file's ``torch.set_default_device`` of an accelerator (not a ``with`` block): the
         setting is global, and samplers draw when their loader is iterated, after any setup."""
         return next((s for s in self.ctx.default_devices if s.accelerator is True and not s.scoped), None)
+
+    def imported_function(self, func: cst.BaseExpression) -> tuple[FlowAnalysis, cst.FunctionDef] | None:
+        """The function of another module of the project that ``func`` names (``set_device`` after
+        ``from utils import set_device``, ``utils.set_device`` after ``import utils``), with the
+        analysis that summarises it; None for anything else."""
+        symbols = self.ctx.symbols
+        if isinstance(func, cst.Name):
+            found = symbols.from_imports.get(func.value)
+            if found is None:
+                return None
+            level, module, name = found
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            imported = symbols.module_imports.get(func.value.value)
+            if imported is None:
+                return None
+            (level, module), name = imported, func.attr.value
+        else:
+            return None
+        key = (level, module)
+        if key not in self._modules:
+            self._modules[key] = self.ctx.project_module(level, module)
+        loaded = self._modules[key]
+        if loaded is None:
+            return None
+        analysis = loaded.summaries
+        function = analysis.program.functions.get(name)
+        return (analysis, function) if function is not None else None
 
     def optimizer_class(self, name: str) -> bool:
         """A class of this file that is an optimizer (``class Prodigy(torch.optim.Optimizer)``)."""

@@ -84,6 +84,9 @@ class CallsMixin(InterpreterBase):
         local = self._local_callee(func)
         if local is not None:
             return self._call_local(node, *local)
+        imported = self._imported_callee(func)
+        if imported is not None:
+            return self._call_local(node, imported[1], False, source=imported[0])
         qualified = self.symbols.qualify(func)
         if isinstance(func, cst.Attribute) and qualified is None:
             receiver_value = self._eval(func.value)

@@ -13,7 +13,7 @@ from dataclasses import replace
 import libcst as cst
 
 from flake8_device.analysis import patterns
-from flake8_device.analysis.flow.base import InterpreterBase
+from flake8_device.analysis.flow.base import FileAnalysis, InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
@@ -65,7 +65,38 @@ class LocalCallsMixin(InterpreterBase):
             return None
         return (method, True) if method is not None and method is not self.function else None
 
-    def _call_local(self, node: cst.Call, function: cst.FunctionDef, bound: bool) -> Value:
+    def _imported_callee(self, func: cst.BaseExpression) -> tuple[FileAnalysis, cst.FunctionDef] | None:
+        """A function of another module of the project (see ``FlowAnalysis.imported_function``),
+        unless a local name shadows the import."""
+        name = func if isinstance(func, cst.Name) else func.value if isinstance(func, cst.Attribute) else None
+        if not isinstance(name, cst.Name) or name.value in self.state.env:
+            return None
+        found = self.analysis.imported_function(func)
+        if found is None:
+            return None
+        summary = self._foreign_summary(*found)
+        if summary is None:
+            return None
+        returned = leaves(summary.returns)
+        if not (summary.moves or summary.meets or any(tensorish(v) or v.module is True for v in returned)):
+            # It returns no tensor or module and moves nothing: what the call's own shape says (a
+            # loss factory, a checkpoint-restoring helper) stands.
+            return None
+        return found
+
+    def _foreign_summary(self, source: FileAnalysis, function: cst.FunctionDef) -> Summary | None:
+        """The summary of another module's function; summarising it is work done for this file,
+        which pays for it."""
+        own, source.budget = source.budget, self.budget
+        try:
+            return source.summary(function)
+        finally:
+            source.budget = own
+
+    def _call_local(
+        self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: FileAnalysis | None = None
+    ) -> Value:
+        """A call of a function of this file or, from ``source``, of another module of the project."""
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):
@@ -85,8 +116,11 @@ class LocalCallsMixin(InterpreterBase):
                     if path.startswith(prefix)
                 }
             )
-        self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
-        summary = self.analysis.summary(function, attributes=self._facts_of_self(function) if bound else None)
+        if source is None:
+            self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
+            summary = self.analysis.summary(function, attributes=self._facts_of_self(function) if bound else None)
+        else:
+            summary = self._foreign_summary(source, function)
         if summary is None:
             return UNKNOWN
         self._apply_moves(node, summary, binding, values, texts)

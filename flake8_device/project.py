@@ -1,0 +1,193 @@
+"""The project's own modules, read for the device flow of the files that import them.
+
+``from .model import build`` or ``from utils import set_device`` in a checked file: the device
+flow applies the summary of ``build`` or ``set_device`` at their calls, as it does for the
+file's own functions (``FlowAnalysis.imported_function``).  The module is found the way Python
+would find it from the checked file (relative imports from its package, absolute ones from its
+directory or the project's root: the nearest folder above holding ``.git``, ``.hg``,
+``pyproject.toml``, ``setup.cfg`` or ``setup.py``) and never outside the project; anything
+else (an installed package, a file too large, one that does not parse) is not read.
+
+A module is parsed once per process and kept while its file is unchanged (size and time);
+its summaries are computed on demand, each once.  Every lint says which modules it read and
+which candidates were absent (``reads``), so the CLI's cache can tell when an import changes
+what a file's findings would be.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import libcst as cst
+
+from flake8_device.analysis.symbols import Symbols
+from flake8_device.config import AnalysisConfig
+from flake8_device.source import LineIndex
+
+# At most this many modules are kept per process (the least recently used go first), and a
+# module over this size is not read.
+MAX_MODULES = 64
+MAX_BYTES = 512_000
+_ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.cfg", "setup.py")
+
+# A file's state: (size, modification time in ns), or None where no file is.
+FileState = tuple[int, int] | None
+
+
+def file_state(path: str) -> FileState:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def project_root(path: str) -> str:
+    """The nearest folder above ``path`` that marks a project's root, or ``path``'s own folder."""
+    start = directory = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.exists(os.path.join(directory, marker)) for marker in _ROOT_MARKERS):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return start
+        directory = parent
+
+
+@dataclass(eq=False)
+class ProjectModule:
+    """A module of the project: its facts (a ``FileContext`` of the whole file) and summaries."""
+
+    facts: Any  # FileContext (the rule layer's, built here)
+
+    @cached_property
+    def function_names(self) -> frozenset[str]:
+        """The functions defined at the module's top level."""
+        tree = self.facts.tree
+        return frozenset(
+            s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ) if tree is not None else frozenset()
+
+    @cached_property
+    def summaries(self) -> Any:
+        """Its device flow, without running its scopes: summaries of its functions on demand."""
+        from flake8_device.analysis.flow import FlowAnalysis
+
+        return FlowAnalysis(self.facts, run=False)
+
+
+@dataclass
+class ProjectModules:
+    """The modules read for one configuration (an engine's), shared by the files it checks."""
+
+    config: AnalysisConfig
+    _loaded: OrderedDict[str, tuple[FileState, ProjectModule | None]] = field(default_factory=OrderedDict)
+
+    def candidates(self, importer: str, level: int, module: str | None) -> list[str]:
+        """Where Python would look for the module, from the file ``importer``, inside its project."""
+        importer = os.path.abspath(importer)
+        root = project_root(importer)
+        parts = module.split(".") if module else []
+        if level > 0:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys((os.path.dirname(importer), root)))
+        found = []
+        for base in bases:
+            target = os.path.join(base, *parts)
+            for path in (target + ".py", os.path.join(target, "__init__.py")) if parts else (
+                os.path.join(target, "__init__.py"),
+            ):
+                inside = os.path.commonpath([root, os.path.abspath(path)]) == root
+                if inside and os.path.abspath(path) != importer:
+                    found.append(os.path.abspath(path))
+        return found
+
+    def load(
+        self, importer: str, level: int, module: str | None
+    ) -> tuple[ProjectModule | None, dict[str, FileState]]:
+        """The module, and the files looked at to find it with their states (None: absent)."""
+        looked: dict[str, FileState] = {}
+        for path in self.candidates(importer, level, module):
+            state = looked[path] = file_state(path)
+            if state is not None:
+                return self._read(path, state), looked
+        return None, looked
+
+    def _read(self, path: str, state: FileState) -> ProjectModule | None:
+        known = self._loaded.get(path)
+        if known is not None and known[0] == state:
+            self._loaded.move_to_end(path)
+            return known[1]
+        loaded = self._parse(path) if state is not None and state[0] <= MAX_BYTES else None
+        self._loaded[path] = (state, loaded)
+        while len(self._loaded) > MAX_MODULES:
+            self._loaded.popitem(last=False)
+        return loaded
+
+    def _parse(self, path: str) -> ProjectModule | None:
+        from flake8_device.context import FileContext
+        from flake8_device.source import SourceError, decode_source
+
+        try:
+            with open(path, "rb") as handle:
+                text = decode_source(handle.read()).text
+            tree = ast.parse(text)
+            module = cst.parse_module(text)
+        except (OSError, SourceError, SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError):
+            return None
+        facts = FileContext(
+            module=module,
+            symbols=Symbols(tree),
+            tree=tree,
+            config=self.config,
+            index=LineIndex(text),
+            path=path,
+            project=self,
+        )
+        return ProjectModule(facts)
+
+
+def project_functions(
+    modules: ProjectModules, importer: str, symbols: Symbols
+) -> tuple[list[str], dict[str, FileState]]:
+    """How ``importer`` spells calls of the functions of the project's modules it imports, as
+    regular expressions for the markers (see ``Symbols.vocabulary``), and the files looked at."""
+    spellings: list[str] = []
+    looked: dict[str, FileState] = {}
+    for local, (level, module, name) in symbols.from_imports.items():
+        loaded, seen = modules.load(importer, level, module)
+        looked.update(seen)
+        if loaded is not None and name in loaded.function_names:
+            spellings.append(re.escape(local))
+    for local, (level, module) in symbols.module_imports.items():
+        loaded, seen = modules.load(importer, level, module)
+        looked.update(seen)
+        if loaded is not None and loaded.function_names:
+            names = "|".join(re.escape(n) for n in sorted(loaded.function_names))
+            spellings.append(rf"{re.escape(local)}\.(?:{names})")
+    return spellings, looked
+
+
+def files_read(facts: Any) -> dict[str, FileState]:
+    """Every project file a lint's flow depended on: the modules ``facts`` (a ``FileContext``) read,
+    the ones they read in turn, and the candidates found absent."""
+    found: dict[str, FileState] = {}
+    todo, seen = [facts], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        found.update(current.project_reads)
+        todo.extend(module.facts for module in current.project_used)
+    return found
