@@ -364,7 +364,7 @@ def did_change_configuration(ls: DeviceServer, params: lsp.DidChangeConfiguratio
 
 @server.feature(
     lsp.TEXT_DOCUMENT_CODE_ACTION,
-    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False),
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
 )
 def code_action(ls: DeviceServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri = params.text_document.uri
@@ -381,10 +381,51 @@ def code_action(ls: DeviceServer, params: lsp.CodeActionParams) -> list[lsp.Code
     if only is None or any(kind.startswith(lsp.CodeActionKind.QuickFix) for kind in only):
         actions += _quick_fixes(uri, checked, params.range)
     if only is None or any(FIX_ALL.startswith(kind) for kind in only):
-        fix_all = _fix_all(uri, checked)
-        if fix_all is not None:
-            actions.append(fix_all)
-    return actions
+        safe = sum(1 for v in checked.result.violations if v.fixable and v.fix_safety is FixSafety.SAFE)
+        if safe:
+            actions.append(
+                lsp.CodeAction(
+                    title=f"flake8-device: fix all safe fixes ({safe})", kind=FIX_ALL, data={"uri": uri, "fix": "all"}
+                )
+            )
+    if not _resolves_edits(ls):
+        # A client that cannot resolve an action's edit later gets every edit now.
+        actions = [_resolved(ls, action) for action in actions]
+    return [action for action in actions if action.edit is not None or _resolves_edits(ls)]
+
+
+@server.feature(lsp.CODE_ACTION_RESOLVE)
+def code_action_resolve(ls: DeviceServer, action: lsp.CodeAction) -> lsp.CodeAction:
+    """The edit of "fix all" and "add noqa", computed when the user picks the action (both read the
+    whole file: too slow to make for every action list the editor asks for)."""
+    return _resolved(ls, action)
+
+
+def _resolves_edits(ls: DeviceServer) -> bool:
+    code_action = ls.client_capabilities.text_document and ls.client_capabilities.text_document.code_action
+    support = code_action.resolve_support if code_action else None
+    return support is not None and "edit" in support.properties
+
+
+def _resolved(ls: DeviceServer, action: lsp.CodeAction) -> lsp.CodeAction:
+    data = action.data if isinstance(action.data, dict) else None
+    if action.edit is not None or data is None:
+        return action
+    uri = data["uri"]
+    checked = ls.current(uri)
+    if checked is None:
+        return action
+    if data["fix"] == "all":
+        fixed = checked.engine.fix(checked.text, path=checked.path)
+        edits = whole_change(checked.text, fixed.text)
+    else:
+        wanted = (data["line"], data["col"], data["code"])
+        found = [v for v in checked.result.violations if (v.line, v.col, v.code) == wanted]
+        commented = noqa.add_comments(checked.text, found) if found else None
+        edits = whole_change(checked.text, commented.text) if commented and not commented.skipped else []
+    if edits:
+        action.edit = lsp.WorkspaceEdit(changes={uri: edits})
+    return action
 
 
 def _touches(violation: Violation, wanted: lsp.Range) -> bool:
@@ -411,31 +452,15 @@ def _quick_fixes(uri: str, checked: Checked, wanted: lsp.Range) -> list[lsp.Code
                     edit=lsp.WorkspaceEdit(changes={uri: _edits(checked.text, list(violation.text_edits))}),
                 )
             )
-        commented = noqa.add_comments(checked.text, [violation])
-        if not commented.skipped:
-            actions.append(
-                lsp.CodeAction(
-                    title=f"{violation.code}: add `# noqa: {violation.code}`",
-                    kind=lsp.CodeActionKind.QuickFix,
-                    diagnostics=diagnostic,
-                    edit=lsp.WorkspaceEdit(changes={uri: whole_change(checked.text, commented.text)}),
-                )
+        actions.append(
+            lsp.CodeAction(
+                title=f"{violation.code}: add `# noqa: {violation.code}`",
+                kind=lsp.CodeActionKind.QuickFix,
+                diagnostics=diagnostic,
+                data={"uri": uri, "fix": "noqa", "line": violation.line, "col": violation.col, "code": violation.code},
             )
+        )
     return actions
-
-
-def _fix_all(uri: str, checked: Checked) -> lsp.CodeAction | None:
-    if not any(v.fixable and v.fix_safety is FixSafety.SAFE for v in checked.result.violations):
-        return None
-    fixed = checked.engine.fix(checked.text, path=checked.path)
-    edits = whole_change(checked.text, fixed.text)
-    if not edits:
-        return None
-    return lsp.CodeAction(
-        title=f"flake8-device: fix all safe fixes ({fixed.applied})",
-        kind=FIX_ALL,
-        edit=lsp.WorkspaceEdit(changes={uri: edits}),
-    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,10 +108,10 @@ class Client:
         )
         return message["params"]["diagnostics"]
 
-    def initialize(self, root: Path) -> Any:
+    def initialize(self, root: Path, capabilities: dict[str, Any] | None = None) -> Any:
         result = self.request(
             "initialize",
-            {"processId": None, "rootUri": root.as_uri(), "capabilities": {}, "workspaceFolders": None},
+            {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities or {}, "workspaceFolders": None},
         )
         self.notify("initialized", {})
         return result

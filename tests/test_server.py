@@ -176,3 +176,22 @@ def test_a_notebooks_cells_are_one_program_with_diagnostics_per_cell(project: Pa
     ]
     write(project / "analysis.ipynb", notebook_json(cells_json))
     assert run("--no-cache", "analysis.ipynb", cwd=project).stdout.startswith("analysis.ipynb:cell_4:1:14: DEV101")
+
+
+def test_a_client_that_resolves_edits_gets_them_when_it_picks_the_action(project: Path) -> None:
+    client = Client(project)
+    try:
+        client.initialize(project, {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}})
+        path = write(project / "train.py", BUG)
+        client.open(path.as_uri(), BUG)
+        [diagnostic] = client.diagnostics(path.as_uri())
+        quick, noqa, fix_all = _actions(client, path.as_uri(), diagnostic)
+        assert "edit" in quick  # cheap: made with the list
+        assert "edit" not in noqa and "edit" not in fix_all  # read the whole file: made when picked
+        resolved = client.request("codeAction/resolve", fix_all)
+        assert apply_edits(BUG, resolved["edit"]["changes"][path.as_uri()]) == FIXED
+        resolved = client.request("codeAction/resolve", noqa)
+        commented = apply_edits(BUG, resolved["edit"]["changes"][path.as_uri()])
+        assert commented.endswith("nn.Linear(2, 2)  # noqa: DEV101\n")
+    finally:
+        assert "Traceback" not in client.close()
