@@ -90,20 +90,27 @@ def time_file(path: str) -> tuple[str, float, float, int, str | None]:
     return path, lint, parse, text.count("\n") + 1, error
 
 
+# The peak is read from /proc/self/status (VmHWM, the process's own high-water mark): getrusage's
+# ru_maxrss survives exec and starts at the forking parent's size, which hides a smaller child's.
 _PEAK = """
-import resource, sys
+import sys
 from pathlib import Path
 import libcst
 from flake8_device.engine import Engine
 from flake8_device.registry import all_rules
+
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
 engine = Engine([r for r in all_rules() if r.default_enabled])
 text = Path(sys.argv[2]).read_text(encoding="utf-8")
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 if sys.argv[1] == "lint":
     engine.lint(text)
 else:
     libcst.parse_module(text)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+print(peak() - before)
 """
 
 
