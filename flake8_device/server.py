@@ -106,14 +106,13 @@ class DeviceServer(LanguageServer):
             self._options.clear()
 
     # -- linting ----------------------------------------------------------------------------------
-    def lint_now(self, uri: str, version: int | None, text: str) -> Checked | None:
-        """Lint one text (in the worker thread); None when the configuration is broken or the
-        file selects no rule."""
+    def lint_now(self, uri: str, version: int | None, text: str) -> Checked | str:
+        """Lint one text (in the worker thread, which sends nothing to the client); a broken
+        configuration gives its message instead."""
         path = _path_of(uri)
         options = self.options_for(path)
         if isinstance(options, str):
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{SOURCE}: {options}"))
-            return None
+            return options
         codes = options.rules_for(path or "stdin")
         engine = engine_for(codes, options.config)
         result = engine.lint(text, honour_noqa=True, path=path) if codes else LintResult()
@@ -153,8 +152,11 @@ class DeviceServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         version, text = document.version, document.source
         checked = await asyncio.get_running_loop().run_in_executor(self.pool, self.lint_now, uri, version, text)
+        if isinstance(checked, str):
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{SOURCE}: {checked}"))
+            return
         current = self.workspace.text_documents.get(uri)
-        if current is None or current.version != version or checked is None:
+        if current is None or current.version != version:
             return  # edited (or closed) meanwhile: a newer run publishes
         self.checked[uri] = checked
         for problem in checked.result.internal_errors:
@@ -175,8 +177,11 @@ class DeviceServer(LanguageServer):
             for cell in notebook.cells
         ]
         found = await asyncio.get_running_loop().run_in_executor(self.pool, self.lint_cells, uri, cells)
+        if isinstance(found, str):
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{SOURCE}: {found}"))
+            return
         current = self.workspace.get_notebook_document(notebook_uri=uri)
-        if found is None or current is None or current.version != version:
+        if current is None or current.version != version:
             return
         for cell_uri, cell_diagnostics in found.items():
             self.text_document_publish_diagnostics(
@@ -185,12 +190,12 @@ class DeviceServer(LanguageServer):
 
     def lint_cells(
         self, uri: str, cells: list[tuple[str, lsp.NotebookCellKind, str]]
-    ) -> dict[str, list[lsp.Diagnostic]] | None:
+    ) -> dict[str, list[lsp.Diagnostic]] | str:
+        """A notebook's diagnostics by cell (in the worker thread), or the configuration's error."""
         path = _path_of(uri)
         options = self.options_for(path)
         if isinstance(options, str):
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{SOURCE}: {options}"))
-            return None
+            return options
         engine = engine_for(options.rules_for(path or "notebook.ipynb"), options.config)
         document = {
             "cells": [
@@ -215,10 +220,12 @@ class DeviceServer(LanguageServer):
         checked = self.checked.get(uri)
         if checked is not None and checked.version == document.version and checked.text == document.source:
             return checked
-        checked = self.lint_now(uri, document.version, document.source)
-        if checked is not None:
-            self.checked[uri] = checked
-        return checked
+        fresh = self.lint_now(uri, document.version, document.source)
+        if isinstance(fresh, str):
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{SOURCE}: {fresh}"))
+            return None
+        self.checked[uri] = fresh
+        return fresh
 
 
 def _path_of(uri: str) -> str | None:

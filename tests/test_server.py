@@ -195,3 +195,16 @@ def test_a_client_that_resolves_edits_gets_them_when_it_picks_the_action(project
         assert commented.endswith("nn.Linear(2, 2)  # noqa: DEV101\n")
     finally:
         assert "Traceback" not in client.close()
+
+
+def test_a_broken_configuration_is_said_and_the_server_goes_on(project: Path, client: Client) -> None:
+    write(project / "pyproject.toml", '[tool.flake8-device]\nselect = ["NOPE"]\n')
+    path = write(project / "train.py", BUG)
+    client.open(path.as_uri(), BUG)
+    message = client.wait_for(lambda m: m["method"] == "window/logMessage" and "NOPE" in m["params"]["message"])
+    assert message["params"]["type"] == 1  # an error
+    write(project / "pyproject.toml", "[tool.flake8-device]\n")
+    mark = len(client.notifications)
+    change = {"uri": (project / "pyproject.toml").as_uri(), "type": 2}
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [change]})
+    assert [d["code"] for d in client.diagnostics(path.as_uri(), after=mark)] == ["DEV101"]
