@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import threading
+import time
 import traceback
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,7 +45,8 @@ from flake8_device.settings import ConfigError
 
 SOURCE = "flake8-device"
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.flake8-device"
-# Edits closer together than this are linted once, for the last of them.
+# Edits closer together than this are linted once, for the last of them (an edit after a pause
+# is linted at once: the wait is only for bursts).
 DEBOUNCE_S = 0.05
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", ".flake8")
 log = logging.getLogger(__name__)
@@ -80,6 +82,7 @@ class DeviceServer(LanguageServer):
         self.checked: dict[str, Checked] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self._options: dict[str, Options | str] = {}
+        self.last_edit: dict[str, float] = {}
         self._lock = threading.Lock()
 
     # -- configuration ---------------------------------------------------------------------------
@@ -124,6 +127,13 @@ class DeviceServer(LanguageServer):
 
     def schedule_notebook(self, uri: str, delay: float) -> None:
         self._later(uri, delay, self._lint_notebook)
+
+    def edited(self, key: str) -> float:
+        """The delay before linting after an edit: none after a pause, ``DEBOUNCE_S`` in a burst."""
+        now = time.monotonic()
+        last, self.last_edit[key] = self.last_edit.get(key), now
+        in_burst = key in self.pending or (last is not None and now - last < DEBOUNCE_S)
+        return DEBOUNCE_S if in_burst else 0.0
 
     def _later(self, key: str, delay: float, job: Callable[[str], Awaitable[None]]) -> None:
         previous = self.pending.pop(key, None)
@@ -318,7 +328,7 @@ def did_open(ls: DeviceServer, params: lsp.DidOpenTextDocumentParams) -> None:
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: DeviceServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, DEBOUNCE_S)
+    ls.schedule(params.text_document.uri, ls.edited(params.text_document.uri))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -333,7 +343,7 @@ def notebook_did_open(ls: DeviceServer, params: lsp.DidOpenNotebookDocumentParam
 
 @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_did_change(ls: DeviceServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
-    ls.schedule_notebook(params.notebook_document.uri, DEBOUNCE_S)
+    ls.schedule_notebook(params.notebook_document.uri, ls.edited(params.notebook_document.uri))
 
 
 @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
