@@ -216,8 +216,6 @@ class Engine:
         units = UnitIndex(tree)
         chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
-        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        context = units.flow_context(index, flow_units) if flow_units else set()
         # A rule reports in the units its markers chose.  (Letting flow rules report wherever the
         # flow analysed, measured on 2026-11-26: no more of the benchmark's bugs, two more false
         # alarms, both guesses of the analysis; kept this way until those are fixed.)
@@ -226,6 +224,8 @@ class Engine:
             return SparseSource(index.text, [], complete=True), report_ranges
         if not selected:
             return None
+        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
+        context = units.flow_context(index, flow_units) if flow_units else set()
         sparse = units.sparse_source(index, units.with_headers(selected | context))
         return sparse, report_ranges
 
