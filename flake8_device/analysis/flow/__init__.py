@@ -50,8 +50,7 @@ from flake8_device.walk import children
 
 if TYPE_CHECKING:
     from flake8_device.analysis.defaults import DefaultDeviceSetting
-    from flake8_device.analysis.facts import ProjectModule
-    from flake8_device.analysis.facts import FileFacts
+    from flake8_device.analysis.facts import FileFacts, ProjectModule
 
 _OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
 # Attributes a framework moves with the module itself (Lightning's sample input).
