@@ -26,7 +26,7 @@ from flake8_device.config import AnalysisConfig
 from flake8_device.context import FileContext, Report
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode, SwapStatements, TextEdit, Violation
 from flake8_device.project import FileState, ProjectModules, files_read, project_functions
-from flake8_device.rule import Rule
+from flake8_device.rule import FLOW_GATE, Rule
 from flake8_device.source import LineIndex
 from flake8_device.units import Marker, MarkerSpec, SparseSource, UnitIndex
 
@@ -123,8 +123,12 @@ class Engine:
         self.rules = tuple(rules)
         self.config = config or AnalysisConfig()
         self.specs = {rule: rule.marker_spec_for(self.config.move_functions) for rule in self.rules}
-        # The project's other modules, read for the device flow of the files that import them.
+        # The project's other modules, read for the device flow of the files that import them
+        # (only where a flow rule is on and the file passes the flow gate: see rule.FLOW_GATE).
         self.project = ProjectModules(self.config)
+        moves = "|".join(re.escape(name) for name in sorted(self.config.move_functions)) or "(?!)"
+        flows = any(rule.uses_flow for rule in self.rules)
+        self._flow_gate = re.compile(FLOW_GATE.replace("{moves}", moves)) if flows else None
         # Turning unit selection off parses whole files (the test suite checks both agree).
         self.select_units = select_units
 
@@ -150,7 +154,8 @@ class Engine:
             return LintResult()
         symbols = Symbols(tree)
         # The project's modules this file imports: their functions may build tensors and modules.
-        spellings, looked = project_functions(self.project, path, symbols) if path is not None else ([], {})
+        follows_imports = path is not None and self._flow_gate is not None and self._flow_gate.search(text)
+        spellings, looked = project_functions(self.project, path, symbols) if follows_imports else ([], {})
         result = self._lint_parsed(text, tree, symbols, spellings, path, cell_markers)
         result.project_reads = {**looked, **result.project_reads}
         if honour_noqa and result.violations:

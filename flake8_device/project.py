@@ -32,7 +32,7 @@ from flake8_device.source import LineIndex
 
 # At most this many modules are kept per process (the least recently used go first), and a
 # module over this size is not read.
-MAX_MODULES = 64
+MAX_MODULES = 32
 MAX_BYTES = 512_000
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.cfg", "setup.py")
 
@@ -62,24 +62,45 @@ def project_root(path: str) -> str:
 
 @dataclass(eq=False)
 class ProjectModule:
-    """A module of the project: its facts (a ``FileContext`` of the whole file) and summaries."""
+    """A module of the project: its ``ast`` (read when it is imported: which functions it has), and
+    its facts and summaries (a LibCST parse, made only when a call needs a summary)."""
 
-    facts: Any  # FileContext (the rule layer's, built here)
+    path: str
+    text: str
+    tree: ast.Module
+    loader: ProjectModules
 
     @cached_property
     def function_names(self) -> frozenset[str]:
         """The functions defined at the module's top level."""
-        tree = self.facts.tree
-        return frozenset(
-            s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ) if tree is not None else frozenset()
+        return frozenset(s.name for s in self.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    @cached_property
+    def facts(self) -> Any:
+        """A ``FileContext`` of the whole module (the rule layer's), or None where LibCST cannot parse it."""
+        from flake8_device.context import FileContext
+
+        try:
+            module = cst.parse_module(self.text)
+        except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+            return None
+        return FileContext(
+            module=module,
+            symbols=Symbols(self.tree),
+            tree=self.tree,
+            config=self.loader.config,
+            index=LineIndex(self.text),
+            path=self.path,
+            project=self.loader,
+        )
 
     @cached_property
     def summaries(self) -> Any:
-        """Its device flow, without running its scopes: summaries of its functions on demand."""
+        """Its device flow, without running its scopes: summaries of its functions on demand (None
+        where the module cannot be parsed)."""
         from flake8_device.analysis.flow import FlowAnalysis
 
-        return FlowAnalysis(self.facts, run=False)
+        return FlowAnalysis(self.facts, run=False) if self.facts is not None else None
 
 
 @dataclass
@@ -135,26 +156,15 @@ class ProjectModules:
         return loaded
 
     def _parse(self, path: str) -> ProjectModule | None:
-        from flake8_device.context import FileContext
         from flake8_device.source import SourceError, decode_source
 
         try:
             with open(path, "rb") as handle:
                 text = decode_source(handle.read()).text
             tree = ast.parse(text)
-            module = cst.parse_module(text)
-        except (OSError, SourceError, SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError):
+        except (OSError, SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        facts = FileContext(
-            module=module,
-            symbols=Symbols(tree),
-            tree=tree,
-            config=self.config,
-            index=LineIndex(text),
-            path=path,
-            project=self,
-        )
-        return ProjectModule(facts)
+        return ProjectModule(path, text, tree, self)
 
 
 def project_functions(
@@ -189,5 +199,6 @@ def files_read(facts: Any) -> dict[str, FileState]:
             continue
         seen.add(id(current))
         found.update(current.project_reads)
-        todo.extend(module.facts for module in current.project_used)
+        # (The modules whose summaries were made: only those read further modules.)
+        todo.extend(m.facts for m in current.project_used if m.__dict__.get("facts") is not None)
     return found

@@ -63,7 +63,8 @@ class ProjectLoader(Protocol):
 class ProjectModule(Protocol):
     """Another module of the project, as the device flow of an importing file reads it."""
 
-    facts: FileFacts
+    @property
+    def function_names(self) -> frozenset[str]: ...
 
     @property
     def summaries(self) -> Any: ...

@@ -149,7 +149,9 @@ class FlowAnalysis:
         loaded = self._modules[key]
         if loaded is None:
             return None
-        analysis = loaded.summaries
+        analysis = loaded.summaries if name in loaded.function_names else None
+        if analysis is None:
+            return None
         function = analysis.program.functions.get(name)
         return (analysis, function) if function is not None else None
 
