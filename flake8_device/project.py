@@ -17,6 +17,7 @@ what a file's findings would be.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from collections import OrderedDict
@@ -50,7 +51,12 @@ def file_state(path: str) -> FileState:
 
 def project_root(path: str) -> str:
     """The nearest folder above ``path`` that marks a project's root, or ``path``'s own folder."""
-    start = directory = os.path.dirname(os.path.abspath(path))
+    return _root_above(os.path.dirname(os.path.abspath(path)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _root_above(start: str) -> str:
+    directory = start
     while True:
         if any(os.path.exists(os.path.join(directory, marker)) for marker in _ROOT_MARKERS):
             return directory
@@ -109,6 +115,7 @@ class ProjectModules:
 
     config: AnalysisConfig
     _loaded: OrderedDict[str, tuple[FileState, ProjectModule | None]] = field(default_factory=OrderedDict)
+    _names: dict[str, tuple[FileState, frozenset[str]]] = field(default_factory=dict)
 
     def candidates(self, importer: str, level: int, module: str | None) -> list[str]:
         """Where Python would look for the module, from the file ``importer``, inside its project."""
@@ -137,12 +144,33 @@ class ProjectModules:
         self, importer: str, level: int, module: str | None
     ) -> tuple[ProjectModule | None, dict[str, FileState]]:
         """The module, and the files looked at to find it with their states (None: absent)."""
+        path, state, looked = self._find(importer, level, module)
+        return (self._read(path, state) if path is not None else None), looked
+
+    def function_names(
+        self, importer: str, level: int, module: str | None
+    ) -> tuple[frozenset[str], dict[str, FileState]]:
+        """The functions the module defines (none when it is not the project's), and the files looked
+        at.  Kept per file for the whole process: only names, never the tree (the prefilter asks
+        this of every import of every checked file)."""
+        path, state, looked = self._find(importer, level, module)
+        if path is None:
+            return frozenset(), looked
+        known = self._names.get(path)
+        if known is None or known[0] != state:
+            parsed = self._parse(path) if state is not None and state[0] <= MAX_BYTES else None
+            known = self._names[path] = (state, parsed.function_names if parsed is not None else frozenset())
+        return known[1], looked
+
+    def _find(
+        self, importer: str, level: int, module: str | None
+    ) -> tuple[str | None, FileState, dict[str, FileState]]:
         looked: dict[str, FileState] = {}
         for path in self.candidates(importer, level, module):
             state = looked[path] = file_state(path)
             if state is not None:
-                return self._read(path, state), looked
-        return None, looked
+                return path, state, looked
+        return None, None, looked
 
     def _read(self, path: str, state: FileState) -> ProjectModule | None:
         known = self._loaded.get(path)
@@ -175,15 +203,15 @@ def project_functions(
     spellings: list[str] = []
     looked: dict[str, FileState] = {}
     for local, (level, module, name) in symbols.from_imports.items():
-        loaded, seen = modules.load(importer, level, module)
+        defined, seen = modules.function_names(importer, level, module)
         looked.update(seen)
-        if loaded is not None and name in loaded.function_names:
+        if name in defined:
             spellings.append(re.escape(local))
     for local, (level, module) in symbols.module_imports.items():
-        loaded, seen = modules.load(importer, level, module)
+        defined, seen = modules.function_names(importer, level, module)
         looked.update(seen)
-        if loaded is not None and loaded.function_names:
-            names = "|".join(re.escape(n) for n in sorted(loaded.function_names))
+        if defined:
+            names = "|".join(re.escape(n) for n in sorted(defined))
             spellings.append(rf"{re.escape(local)}\.(?:{names})")
     return spellings, looked
 
