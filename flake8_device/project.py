@@ -23,7 +23,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -38,7 +38,7 @@ MAX_BYTES = 512_000
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.cfg", "setup.py")
 
 # A file's state: (size, modification time in ns), or None where no file is.
-FileState = tuple[int, int] | None
+FileState = Optional[tuple[int, int]]  # (``X | None`` is evaluated here: Python 3.9 has no ``|`` for types)
 
 
 def file_state(path: str) -> FileState:
