@@ -31,6 +31,7 @@ from flake8_device import __version__
 from flake8_device.formats import Finding
 from flake8_device.model import FixSafety
 from flake8_device.options import Options
+from flake8_device.versions import pin_directories, pin_files
 
 DEFAULT_DIRECTORY = ".flake8-device-cache"
 # Bumped when the entry format changes.
@@ -61,36 +62,22 @@ def _environment_fingerprint() -> str:
     return json.dumps(found)
 
 
-_PIN_FILES = ("poetry.lock", "uv.lock", "pdm.lock", "pylock.toml", "Pipfile.lock", "pyproject.toml", "setup.cfg")
-
-
 @functools.lru_cache(maxsize=4096)
 def _directory_pins(directory: str) -> str:
-    """What the pin lookup reads in ``directory`` (names, sizes, times), and whether it stops there."""
-    from flake8_device.versions import _requirement_files
-
-    candidates = [os.path.join(directory, name) for name in _PIN_FILES] + _requirement_files(directory)
+    """What the pin lookup reads in ``directory``: names, sizes, times.  (Where the lookup stops, at
+    a repository's root, shows in which directories ``_pins_fingerprint`` lists.)"""
     parts = [directory]
-    for path in candidates:
+    for path in pin_files(directory):
         try:
             stat = os.stat(path)
         except OSError:
             continue
         parts.append(f"{os.path.basename(path)}:{stat.st_size}:{stat.st_mtime_ns}")
-    root = any(os.path.exists(os.path.join(directory, marker)) for marker in (".git", ".hg"))
-    parts.append("root" if root else "")
     return "|".join(parts)
 
 
 def _pins_fingerprint(display: str) -> str:
-    from flake8_device.versions import _directories_upward
-
-    start = os.path.abspath(display)
-    if not os.path.isdir(start):
-        start = os.path.dirname(start)
-    if not os.path.isdir(start):
-        start = os.getcwd()
-    return "\n".join(_directory_pins(directory) for directory in _directories_upward(start))
+    return "\n".join(_directory_pins(directory) for directory in pin_directories(display))
 
 
 class Cache:

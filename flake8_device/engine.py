@@ -26,7 +26,7 @@ from flake8_device.config import AnalysisConfig
 from flake8_device.context import FileContext, Report
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode, SwapStatements, TextEdit, Violation
 from flake8_device.project import FileState, ProjectModules, files_read, project_functions
-from flake8_device.rule import FLOW_GATE, Rule
+from flake8_device.rule import FLOW_GATE, Rule, moves_pattern
 from flake8_device.source import LineIndex
 from flake8_device.units import Marker, MarkerSpec, SparseSource, UnitIndex
 
@@ -126,9 +126,9 @@ class Engine:
         # The project's other modules, read for the device flow of the files that import them
         # (only where a flow rule is on and the file passes the flow gate: see rule.FLOW_GATE).
         self.project = ProjectModules(self.config)
-        moves = "|".join(re.escape(name) for name in sorted(self.config.move_functions)) or "(?!)"
         flows = any(rule.uses_flow for rule in self.rules)
-        self._flow_gate = re.compile(FLOW_GATE.replace("{moves}", moves)) if flows else None
+        gate = FLOW_GATE.replace("{moves}", moves_pattern(self.config.move_functions))
+        self._flow_gate = re.compile(gate) if flows else None
         # Turning unit selection off parses whole files (the test suite checks both agree).
         self.select_units = select_units
 

@@ -30,6 +30,11 @@ _SPECS: dict[tuple[type, frozenset[str]], MarkerSpec] = {}
 FLOW_GATE = r"torch|cuda|\.to\(|\.cpu\(|{moves}"
 
 
+def moves_pattern(move_functions: frozenset[str]) -> str:
+    """What ``{moves}`` in a marker stands for: the configured move helpers' names."""
+    return "|".join(re.escape(name) for name in sorted(move_functions)) or "(?!)"
+
+
 class Rule:
     """Base class of every rule.
 
@@ -82,7 +87,7 @@ class Rule:
         key = (cls, move_functions)
         spec = _SPECS.get(key)
         if spec is None:
-            moves = "|".join(re.escape(name) for name in sorted(move_functions)) or "(?!)"
+            moves = moves_pattern(move_functions)
 
             def prepared(marker: str) -> re.Pattern[str] | str:
                 marker = marker.replace("{moves}", moves)

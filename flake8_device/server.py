@@ -42,6 +42,7 @@ from flake8_device.notebook import lint_notebook
 from flake8_device.options import Options
 from flake8_device.runner import engine_for
 from flake8_device.settings import ConfigError
+from flake8_device.source import LineIndex
 
 SOURCE = "flake8-device"
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.flake8-device"
@@ -218,7 +219,7 @@ class DeviceServer(LanguageServer):
         }
         report = lint_notebook(engine, json.dumps(document).encode(), path or uri)
         found: dict[str, list[lsp.Diagnostic]] = {cell_uri: [] for cell_uri, _, _ in cells}
-        texts = {cell_uri: _Lines(text) for cell_uri, _, text in cells}
+        texts = {cell_uri: LineIndex(text) for cell_uri, _, text in cells}
         for cell_violation in report.violations:
             cell_uri = cells[cell_violation.cell - 1][0]
             found[cell_uri].append(_diagnostic(texts[cell_uri], cell_violation.violation))
@@ -251,39 +252,22 @@ def _utf16_column(line_text: str, column: int) -> int:
     return column + sum(1 for char in line_text[:column] if ord(char) > 0xFFFF)
 
 
-class _Lines:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self.starts.append(index + 1)
-
-    def position(self, offset: int) -> lsp.Position:
-        line = max(0, next((i for i in range(len(self.starts) - 1, -1, -1) if self.starts[i] <= offset), 0))
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        line_text = self.text[self.starts[line] : end]
-        return lsp.Position(line=line, character=_utf16_column(line_text, offset - self.starts[line]))
-
-    def line_text(self, line: int) -> str:
-        if line >= len(self.starts):
-            return ""
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        return self.text[self.starts[line] : end].rstrip("\r\n")
+def _position(index: LineIndex, offset: int) -> lsp.Position:
+    line = index.line_of(offset)
+    return lsp.Position(line - 1, _utf16_column(index.line_text(line), offset - index.starts[line - 1]))
 
 
-def _range(lines: _Lines, violation: Violation) -> lsp.Range:
-    start_line = violation.line - 1
-    start = lsp.Position(start_line, _utf16_column(lines.line_text(start_line), violation.col))
+def _range(index: LineIndex, violation: Violation) -> lsp.Range:
+    start = lsp.Position(violation.line - 1, _utf16_column(index.line_text(violation.line), violation.col))
     if violation.end_line is not None and violation.end_col is not None:
-        end_line = violation.end_line - 1
-        end = lsp.Position(end_line, _utf16_column(lines.line_text(end_line), violation.end_col))
+        end_text = index.line_text(violation.end_line)
+        end = lsp.Position(violation.end_line - 1, _utf16_column(end_text, violation.end_col))
     else:
-        end = lsp.Position(start_line, start.character + 1)
+        end = lsp.Position(start.line, start.character + 1)
     return lsp.Range(start, end)
 
 
-def _diagnostic(lines: _Lines, violation: Violation) -> lsp.Diagnostic:
+def _diagnostic(lines: LineIndex, violation: Violation) -> lsp.Diagnostic:
     return lsp.Diagnostic(
         range=_range(lines, violation),
         message=violation.flake8_text()[len(violation.code) + 1 :],
@@ -295,14 +279,14 @@ def _diagnostic(lines: _Lines, violation: Violation) -> lsp.Diagnostic:
 
 
 def diagnostics(checked: Checked) -> list[lsp.Diagnostic]:
-    lines = _Lines(checked.text)
+    lines = LineIndex(checked.text)
     return [_diagnostic(lines, violation) for violation in checked.result.violations]
 
 
 def _edits(text: str, edits: list[TextEdit]) -> list[lsp.TextEdit]:
-    lines = _Lines(text)
+    index = LineIndex(text)
     return [
-        lsp.TextEdit(range=lsp.Range(lines.position(e.start), lines.position(e.end)), new_text=e.text)
+        lsp.TextEdit(range=lsp.Range(_position(index, e.start), _position(index, e.end)), new_text=e.text)
         for e in sorted(set(edits), key=lambda e: (e.start, e.end))
     ]
 
@@ -451,7 +435,7 @@ def _touches(violation: Violation, wanted: lsp.Range) -> bool:
 
 
 def _quick_fixes(uri: str, checked: Checked, wanted: lsp.Range) -> list[lsp.CodeAction]:
-    lines = _Lines(checked.text)
+    lines = LineIndex(checked.text)
     actions = []
     for violation in checked.result.violations:
         if not _touches(violation, wanted):

@@ -307,6 +307,15 @@ class Pin:
     file: str
 
 
+LOCK_FILES = ("poetry.lock", "uv.lock", "pdm.lock", "pylock.toml")
+
+
+def pin_files(directory: str) -> list[str]:
+    """Every file ``pins_in_directory`` may read in ``directory`` (whether it is there or not)."""
+    fixed = (*LOCK_FILES, "Pipfile.lock", "pyproject.toml", "setup.cfg")
+    return [os.path.join(directory, name) for name in fixed] + _requirement_files(directory)
+
+
 @functools.lru_cache(maxsize=256)
 def pins_in_directory(directory: str) -> dict[str, Pin]:
     """Exact pins declared by the files of one directory (the first file naming a package wins)."""
@@ -317,7 +326,7 @@ def pins_in_directory(directory: str) -> dict[str, Pin]:
             if name not in pins:
                 pins[name] = Pin(version, os.path.basename(path))
 
-    for lock in ("poetry.lock", "uv.lock", "pdm.lock", "pylock.toml"):
+    for lock in LOCK_FILES:
         path = os.path.join(directory, lock)
         if os.path.isfile(path):
             add(_locked_packages(_load_toml(path)), path)
@@ -349,8 +358,8 @@ def _directories_upward(start: str) -> Iterator[str]:
         directory = parent
 
 
-def pinned_version(package: str, path: str | None) -> ResolvedVersion | None:
-    """The exact pin of ``package`` nearest to ``path`` (a file or a directory)."""
+def pin_directories(path: str | None) -> Iterator[str]:
+    """The directories whose pins hold for ``path`` (a file or a directory), nearest first."""
     if path is None:
         start = os.getcwd()
     else:
@@ -359,8 +368,13 @@ def pinned_version(package: str, path: str | None) -> ResolvedVersion | None:
             start = os.path.dirname(start)
     if not os.path.isdir(start):
         start = os.getcwd()  # a display name for stdin that names no real place
+    return _directories_upward(start)
+
+
+def pinned_version(package: str, path: str | None) -> ResolvedVersion | None:
+    """The exact pin of ``package`` nearest to ``path`` (a file or a directory)."""
     name = normalise(package)
-    for directory in _directories_upward(start):
+    for directory in pin_directories(path):
         pin = pins_in_directory(directory).get(name)
         if pin is not None:
             version = Version.parse(pin.version)
