@@ -29,13 +29,13 @@ from typing import Any
 
 from flake8_device import __version__
 from flake8_device.formats import Finding
-from flake8_device.model import FixSafety
+from flake8_device.model import FixSafety, Related
 from flake8_device.options import Options
 from flake8_device.versions import pin_directories, pin_files
 
 DEFAULT_DIRECTORY = ".flake8-device-cache"
 # Bumped when the entry format changes.
-FORMAT = 1
+FORMAT = 2
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-device's cache: see https://bford.info/cachedir/\n"
 
 
@@ -143,4 +143,13 @@ def encode_findings(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def decode_findings(rows: list[dict[str, Any]]) -> list[Finding]:
-    return [Finding(**{**row, "fix_safety": FixSafety(row["fix_safety"])}) for row in rows]
+    return [
+        Finding(
+            **{
+                **row,
+                "fix_safety": FixSafety(row["fix_safety"]),
+                "related": tuple(Related(**place) for place in row.get("related", ())),
+            }
+        )
+        for row in rows
+    ]

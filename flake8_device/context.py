@@ -81,12 +81,34 @@ class ReportingRule(Protocol):
     def format_message(cls, fields: dict[str, Any]) -> str: ...
 
 
+@dataclass(frozen=True)
+class Place:
+    """A place a message names: a node of the file, or a line of the original text.
+
+    The engine writes it (``template`` with ``{where}``), as ``line 12``, or ``cell_3:4`` in a
+    notebook, so that messages use the finding's own coordinates; as nothing when it is the
+    finding's own line and ``template`` says it only where it is elsewhere (``elsewhere``)."""
+
+    node: cst.CSTNode | None = None
+    line: int | None = None
+    template: str = " ({where})"
+    elsewhere: bool = True
+
+    @classmethod
+    def of_line(cls, line: int) -> Place:
+        """A line of the original text, written as it is (``line 12``, ``cell_3:4``) even on the
+        finding's own line."""
+        return cls(line=line, template="{where}", elsewhere=False)
+
+
 @dataclass
 class Report:
     rule: type[ReportingRule]
     node: cst.CSTNode
     fix: Fix | None
     fields: dict[str, Any]
+    # Other places the finding involves, each with what happens there (see model.Related).
+    related: tuple[tuple[cst.CSTNode, str], ...] = ()
 
 
 @dataclass
@@ -121,8 +143,15 @@ class FileContext:
             self.project_used.append(loaded)
         return loaded
 
-    def add_report(self, rule: ReportingRule, node: cst.CSTNode, fix: Fix | None, fields: dict[str, Any]) -> None:
-        self.reports.append(Report(type(rule), node, fix, fields))
+    def add_report(
+        self,
+        rule: ReportingRule,
+        node: cst.CSTNode,
+        fix: Fix | None,
+        fields: dict[str, Any],
+        related: tuple[tuple[cst.CSTNode, str], ...] = (),
+    ) -> None:
+        self.reports.append(Report(type(rule), node, fix, fields, related))
 
     def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         """Every node of a function's (or the module's) own scope, walked once per file."""

@@ -37,8 +37,9 @@ _FAMILY_TITLES = {
 
 
 def _placeholders(template: str) -> str:
-    """``{owner}`` in a message template shows as ``<owner>``."""
-    return re.sub(r"\{(\w+)\}", r"<\1>", template)
+    """``{owner}`` in a message template shows as ``<owner>``; ``{at}``, a place elsewhere in the
+    file that the engine writes (context.Place), as `` (<line>)``."""
+    return re.sub(r"\{(\w+)\}", r"<\1>", template.replace("{at}", " (<line>)"))
 
 
 def summary(rule: type[Rule]) -> str:

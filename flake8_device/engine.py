@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -23,8 +24,18 @@ from libcst.metadata import CodeRange
 from flake8_device import fixes, noqa, walk
 from flake8_device.analysis.symbols import Symbols
 from flake8_device.config import AnalysisConfig
-from flake8_device.context import FileContext, Report
-from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode, SwapStatements, TextEdit, Violation
+from flake8_device.context import FileContext, Place, Report
+from flake8_device.model import (
+    Fix,
+    FixSafety,
+    InsertImport,
+    Related,
+    ReplaceNode,
+    SwapStatements,
+    TextEdit,
+    Violation,
+)
+from flake8_device.positions import known_tree
 from flake8_device.project import FileState, ProjectModules, files_read, project_functions
 from flake8_device.rule import FLOW_GATE, Rule, moves_pattern
 from flake8_device.source import LineIndex
@@ -188,7 +199,12 @@ class Engine:
             number for number, line in enumerate(text.splitlines(), start=1) if line in cell_markers
         ) if cell_markers else frozenset()
         scope = _FileScope(tree, symbols, index, report_ranges, path, boundaries)
-        return self._run_rules(module, sparse, scope, candidates)
+        # Positions read the statements' lines from ``tree`` rather than parse the text again.
+        known_tree(sparse.text, tree, None if sparse.complete else sparse.line_map)
+        try:
+            return self._run_rules(module, sparse, scope, candidates)
+        finally:
+            known_tree(None)
 
     def _rules_with_markers(self, text: str, specs: Mapping[type[Rule], MarkerSpec]) -> list[type[Rule]]:
         """Rules whose first (cheapest) marker, and every file-level marker, occur in the file at all."""
@@ -346,12 +362,13 @@ class Engine:
                     safety, reason = FixSafety.DISPLAY_ONLY, "it would move code across a notebook cell boundary"
                 if fix.subject is not None and prove:
                     subject = ctx.proof.subject_key(fix.subject)
+            related = tuple(self._related(sparse, positions, report, line))
             violations.append(
                 Violation(
                     line=line,
                     col=col,
                     code=report.rule.code,
-                    message=report.rule.format_message(report.fields),
+                    message=report.rule.format_message(self._placed(report.fields, sparse, positions, layout, line)),
                     fix_title=title,
                     fix_safety=safety,
                     text_edits=edits,
@@ -359,10 +376,52 @@ class Engine:
                     end_col=where.end.column,
                     fix_reason=reason,
                     fix_subject=subject,
+                    related=related,
                 )
             )
         violations.sort()
         return violations
+
+    @staticmethod
+    def _related(
+        sparse: SparseSource, positions: Mapping[cst.CSTNode, CodeRange], report: Report, line: int
+    ) -> Iterator[Related]:
+        """The report's other places that lie in this file and off the finding's own line."""
+        seen = {line}
+        for node, text in report.related:
+            where = positions.get(node)
+            if where is None:
+                continue  # a node of another module (a summary's), or one the sparse parse dropped
+            start, end = sparse.original_line(where.start.line), sparse.original_line(where.end.line)
+            if start in seen:
+                continue
+            seen.add(start)
+            yield Related(start, where.start.column, text, end, where.end.column)
+
+    @staticmethod
+    def _placed(
+        fields: dict[str, Any],
+        sparse: SparseSource,
+        positions: Mapping[cst.CSTNode, CodeRange],
+        layout: _Layout,
+        line: int,
+    ) -> dict[str, Any]:
+        """The report's fields with each :class:`Place` written in the finding's coordinates."""
+        if not any(isinstance(value, Place) for value in fields.values()):
+            return fields
+        placed = dict(fields)
+        for name, value in fields.items():
+            if not isinstance(value, Place):
+                continue
+            where = value.line
+            if value.node is not None:
+                found = positions.get(value.node)
+                where = sparse.original_line(found.start.line) if found is not None else None
+            if where is None or (value.elsewhere and where == line):
+                placed[name] = ""
+            else:
+                placed[name] = value.template.format(where=layout.name_line(where))
+        return placed
 
     def _text_edits(
         self, sparse: SparseSource, layout: _Layout, positions: Mapping[cst.CSTNode, CodeRange], fix: Fix
@@ -550,6 +609,19 @@ class _Layout:
             return False
         start, end = min(e.start for e in spans), max(e.end for e in spans)
         return any(start <= self.index.starts[line - 1] < end for line in self.boundaries)
+
+    def name_line(self, line: int) -> str:
+        """``line`` as a message names it: ``line 12``, or ``cell_3:4`` in a notebook (the cell's
+        number is on the line that opens it, see notebook.build_program)."""
+        opening = max((b for b in self.boundaries if b < line), default=None)
+        if opening is not None:
+            number = _CELL_NUMBER.search(self.index.line_text(opening))
+            if number is not None:
+                return f"cell_{number.group(1)}:{line - opening}"
+        return f"line {line}"
+
+
+_CELL_NUMBER = re.compile(r"cell (\d+)\s*$")
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:

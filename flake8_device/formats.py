@@ -19,7 +19,7 @@ from urllib.parse import quote
 from flake8_device import __version__
 from flake8_device.docs import rule_markdown, summary
 from flake8_device.links import rule_url
-from flake8_device.model import FixSafety, Violation, with_remedy
+from flake8_device.model import FixSafety, Related, Violation, with_remedy
 from flake8_device.rule import Rule
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -49,6 +49,8 @@ class Finding:
     end_column: int | None = None
     # The line the finding is on, for ``--show-source``.
     source_line: str | None = None
+    # The other places the finding involves (0-based columns, as in model.Related).
+    related: tuple[Related, ...] = ()
 
     @classmethod
     def from_violation(
@@ -76,6 +78,7 @@ class Finding:
             end_line=violation.end_line,
             end_column=None if violation.end_col is None else violation.end_col + 1,
             source_line=lines[violation.line - 1] if 0 < violation.line <= len(lines) else None,
+            related=violation.related,
         )
 
     @property
@@ -166,8 +169,22 @@ def json_document(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> l
         }
         if finding.cell is not None:
             item["cell"] = finding.cell
+        item["related"] = [_json_related(place) for place in finding.related]
         items.append(item)
     return items
+
+
+def _json_related(place: Related) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "line": place.line,
+        "column": place.col + 1,
+        "end_line": place.end_line,
+        "end_column": None if place.end_col is None else place.end_col + 1,
+        "message": place.message,
+    }
+    if place.cell is not None:
+        item["cell"] = place.cell
+    return item
 
 
 def _applied_by(finding: Finding) -> str | None:
@@ -232,6 +249,10 @@ def sarif_document(
             "message": {"text": message},
             "locations": [{"physicalLocation": location}],
         }
+        if finding.related:
+            result["relatedLocations"] = [
+                _sarif_related(number, place, finding.path, base) for number, place in enumerate(finding.related, 1)
+            ]
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]
         if finding.cell is not None:
@@ -259,6 +280,20 @@ def sarif_document(
 
 
 # -- GitHub Actions workflow commands ----------------------------------------------------------------
+
+
+def _sarif_related(number: int, place: Related, path: str, base: Path) -> dict[str, Any]:
+    """A related location; in a notebook, the message says the cell (as for the result itself)."""
+    location: dict[str, Any] = {"artifactLocation": _artifact_location(path, base)}
+    message = place.message
+    if place.cell is not None:
+        message = f"cell_{place.cell}:{place.line}:{place.col + 1}: {message}"
+    else:
+        region = {"startLine": place.line, "startColumn": place.col + 1}
+        if place.end_line is not None and place.end_col is not None:
+            region.update(endLine=place.end_line, endColumn=place.end_col + 1)
+        location["region"] = region
+    return {"id": number, "physicalLocation": location, "message": {"text": message}}
 
 
 def _escape_data(text: str) -> str:

@@ -106,6 +106,20 @@ class TextEdit:
     text: str
 
 
+@dataclass(frozen=True)
+class Related:
+    """Another place a finding names (where its values meet, where a value was made or moved),
+    positioned like the finding (1-based lines, 0-based columns), with what happens there."""
+
+    line: int
+    col: int
+    message: str
+    end_line: int | None = None
+    end_col: int | None = None
+    # In a notebook: the cell (1-based, counting every cell) the lines are in.
+    cell: int | None = None
+
+
 @dataclass(frozen=True, order=True)
 class Violation:
     """One finding, positioned in the original file (1-based line, 0-based column)."""
@@ -124,6 +138,8 @@ class Violation:
     fix_reason: str | None = field(default=None, compare=False)
     # Fixes with the same subject repair the same value: applied one per round.
     fix_subject: str | None = field(default=None, compare=False)
+    # The other places the finding involves (the meeting point of a value reported where it is made).
+    related: tuple[Related, ...] = field(default=(), compare=False)
 
     @property
     def fixable(self) -> bool:

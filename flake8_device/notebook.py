@@ -481,7 +481,7 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
         if where is None:
             continue
         program_cell, line = where
-        cell_violation = _in_cell(violation, line)
+        cell_violation = _in_cell(violation, line, mapping)
         offset = sum(len(x) for x in split_lines(program_cell.cell.text)[: line - 1]) + violation.col
         report.violations.append(
             CellViolation(program_cell.cell.number, cell_violation, notebook.file_line(program_cell.cell, offset))
@@ -489,10 +489,18 @@ def _lint(engine: Engine, notebook: Notebook, label: str) -> NotebookReport:
     return report
 
 
-def _in_cell(violation: Violation, line: int) -> Violation:
+def _in_cell(violation: Violation, line: int, mapping: list[tuple[_ProgramCell, int] | None]) -> Violation:
     shift = violation.line - line
     end_line = None if violation.end_line is None else violation.end_line - shift
-    return dataclasses.replace(violation, line=line, end_line=end_line)
+    related = []
+    for place in violation.related:
+        where = mapping[place.line - 1]
+        if where is None:
+            continue
+        place_shift = place.line - where[1]
+        place_end = None if place.end_line is None else place.end_line - place_shift
+        related.append(dataclasses.replace(place, line=where[1], end_line=place_end, cell=where[0].cell.number))
+    return dataclasses.replace(violation, line=line, end_line=end_line, related=tuple(related))
 
 
 _REFUSED = re.compile(r"(\d+):(\d+): (.*)", re.S)

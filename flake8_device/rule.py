@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
@@ -122,8 +122,19 @@ class Rule:
         """The message of one finding; a rule whose wording depends on what is known overrides it."""
         return cls.message.format(**fields)
 
-    def report(self, node: cst.CSTNode, *, fix: Fix | None = None, **fields: Any) -> None:
-        self.ctx.add_report(self, node, fix, fields)
+    def report(
+        self,
+        node: cst.CSTNode,
+        *,
+        fix: Fix | None = None,
+        related: Iterable[tuple[cst.CSTNode | None, str]] = (),
+        **fields: Any,
+    ) -> None:
+        """Report at ``node`` (where the fix goes). ``related``: the other places the finding
+        involves, each with what happens there (where the values meet); ``None`` nodes are left out.
+        A field holding a :class:`~flake8_device.context.Place` is written by the engine."""
+        kept = tuple((place, text) for place, text in related if place is not None)
+        self.ctx.add_report(self, node, fix, fields, kept)
 
     def make_fix(
         self,

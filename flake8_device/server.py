@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -37,7 +38,7 @@ from flake8_device.codes import DEFAULT_OFF_CODES
 from flake8_device.configuration import discover_settings
 from flake8_device.engine import Engine, LintResult
 from flake8_device.links import rule_url
-from flake8_device.model import FixSafety, TextEdit, Violation
+from flake8_device.model import FixSafety, Related, TextEdit, Violation
 from flake8_device.notebook import lint_notebook
 from flake8_device.options import Options
 from flake8_device.runner import engine_for
@@ -173,7 +174,7 @@ class DeviceServer(LanguageServer):
         for problem in checked.result.internal_errors:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"{SOURCE}: {problem}"))
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics(checked))
+            lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics(uri, checked))
         )
 
     async def _lint_notebook(self, uri: str) -> None:
@@ -220,9 +221,16 @@ class DeviceServer(LanguageServer):
         report = lint_notebook(engine, json.dumps(document).encode(), path or uri)
         found: dict[str, list[lsp.Diagnostic]] = {cell_uri: [] for cell_uri, _, _ in cells}
         texts = {cell_uri: LineIndex(text) for cell_uri, _, text in cells}
+
+        def locate(place: Related) -> tuple[str, LineIndex] | None:
+            if place.cell is None or not 0 < place.cell <= len(cells):
+                return None
+            cell_uri = cells[place.cell - 1][0]
+            return cell_uri, texts[cell_uri]
+
         for cell_violation in report.violations:
             cell_uri = cells[cell_violation.cell - 1][0]
-            found[cell_uri].append(_diagnostic(texts[cell_uri], cell_violation.violation))
+            found[cell_uri].append(_diagnostic(texts[cell_uri], cell_violation.violation, locate))
         return found
 
     def current(self, uri: str) -> Checked | None:
@@ -257,17 +265,27 @@ def _position(index: LineIndex, offset: int) -> lsp.Position:
     return lsp.Position(line - 1, _utf16_column(index.line_text(line), offset - index.starts[line - 1]))
 
 
-def _range(index: LineIndex, violation: Violation) -> lsp.Range:
-    start = lsp.Position(violation.line - 1, _utf16_column(index.line_text(violation.line), violation.col))
-    if violation.end_line is not None and violation.end_col is not None:
-        end_text = index.line_text(violation.end_line)
-        end = lsp.Position(violation.end_line - 1, _utf16_column(end_text, violation.end_col))
+def _range(index: LineIndex, place: Violation | Related) -> lsp.Range:
+    start = lsp.Position(place.line - 1, _utf16_column(index.line_text(place.line), place.col))
+    if place.end_line is not None and place.end_col is not None:
+        end_text = index.line_text(place.end_line)
+        end = lsp.Position(place.end_line - 1, _utf16_column(end_text, place.end_col))
     else:
         end = lsp.Position(start.line, start.character + 1)
     return lsp.Range(start, end)
 
 
-def _diagnostic(lines: LineIndex, violation: Violation) -> lsp.Diagnostic:
+# Where a related place is: the document (its URI and lines) holding it, None where it is not open.
+Locate = Callable[[Related], Optional[tuple[str, LineIndex]]]
+
+
+def _diagnostic(lines: LineIndex, violation: Violation, locate: Locate) -> lsp.Diagnostic:
+    related = []
+    for place in violation.related:
+        found = locate(place)
+        if found is not None:
+            location = lsp.Location(found[0], _range(found[1], place))
+            related.append(lsp.DiagnosticRelatedInformation(location=location, message=place.message))
     return lsp.Diagnostic(
         range=_range(lines, violation),
         message=violation.flake8_text()[len(violation.code) + 1 :],
@@ -275,12 +293,13 @@ def _diagnostic(lines: LineIndex, violation: Violation) -> lsp.Diagnostic:
         code=violation.code,
         code_description=lsp.CodeDescription(href=rule_url(violation.code)),
         source=SOURCE,
+        related_information=related or None,
     )
 
 
-def diagnostics(checked: Checked) -> list[lsp.Diagnostic]:
+def diagnostics(uri: str, checked: Checked) -> list[lsp.Diagnostic]:
     lines = LineIndex(checked.text)
-    return [_diagnostic(lines, violation) for violation in checked.result.violations]
+    return [_diagnostic(lines, violation, lambda _: (uri, lines)) for violation in checked.result.violations]
 
 
 def _edits(text: str, edits: list[TextEdit]) -> list[lsp.TextEdit]:
@@ -440,7 +459,7 @@ def _quick_fixes(uri: str, checked: Checked, wanted: lsp.Range) -> list[lsp.Code
     for violation in checked.result.violations:
         if not _touches(violation, wanted):
             continue
-        diagnostic = [_diagnostic(lines, violation)]
+        diagnostic = [_diagnostic(lines, violation, lambda _: (uri, lines))]
         if violation.fixable:
             unsafe = violation.fix_safety is FixSafety.UNSAFE
             title = f"{violation.code}: {violation.fix_title}" + (" (unsafe)" if unsafe else "")

@@ -77,14 +77,28 @@ def _is_node(value: object) -> bool:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The code-bearing children of ``node`` in source order."""
+    # (Called for every node of every walk: the type caches are read inline.)
     found: list[cst.CSTNode] = []
-    for name in code_fields(type(node)):
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = code_fields(type(node))
+    is_node = _IS_NODE
+    for name in fields:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(item for item in value if _is_node(item))
-        elif _is_node(value):
-            found.append(value)
+            for item in value:
+                known = is_node.get(type(item))
+                if known is None:
+                    known = _is_node(item)
+                if known:
+                    found.append(item)
+        else:
+            known = is_node.get(kind)
+            if known is None:
+                known = _is_node(value)
+            if known:
+                found.append(value)
     return found
 
 

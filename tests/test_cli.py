@@ -50,7 +50,8 @@ def test_findings_exit_one_in_flake8_format(tmp_path: Path) -> None:
     result = run("bug.py", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout == (
-        "bug.py:7:14: DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved, so it stays on the CPU\n"
+        "bug.py:7:14: DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved (line 6), so it stays on "
+        "the CPU\n"
     )
     assert "1 fixable with --fix" in result.stderr
 

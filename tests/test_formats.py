@@ -117,12 +117,12 @@ def test_github_annotations(project: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("::error title=flake8-device (DEV101),file=nb.ipynb,line=")
     assert lines[0].endswith(
-        "::nb.ipynb:cell_3:2:14: DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved, so it stays"
-        " on the CPU"
+        "::nb.ipynb:cell_3:2:14: DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved (cell_2:3), so"
+        " it stays on the CPU"
     )
     assert lines[1] == (
         "::error title=flake8-device (DEV101),file=src/bug.py,line=7,col=14::src/bug.py:7:14: DEV101 "
-        "`nn.Linear(2, 2)` is attached to `model` after `model` was moved, so it stays on the CPU"
+        "`nn.Linear(2, 2)` is attached to `model` after `model` was moved (line 6), so it stays on the CPU"
     )
 
 

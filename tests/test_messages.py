@@ -57,3 +57,90 @@ def test_dev207_says_what_goes_wrong() -> None:
 def test_a_cuda_move_is_named_cuda_not_a_bare_name() -> None:
     source = "import torch\ny = torch.ones(3).cuda() + torch.zeros(3)\n"
     assert "is on CUDA;" in messages("DEV201", source)[0]
+
+
+def related(code: str, source: str) -> list[tuple[int, str, list[tuple[int, int, str]]]]:
+    rule = rule_by_code(code)
+    assert rule is not None
+    return [
+        (v.line, v.message, [(r.line, r.col, r.message) for r in v.related])
+        for v in Engine([rule]).lint(source).violations
+    ]
+
+
+POSITIONS = """import torch
+from torch import nn
+
+
+class PositionalEmbedding(nn.Module):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.emb = nn.Embedding(n, dim)
+
+    def forward(self, x):
+        pos = torch.arange(x.size(1))
+        y = x * 2
+        return y + self.emb(pos)
+"""
+
+
+def test_a_finding_where_the_fix_goes_names_where_the_values_meet() -> None:
+    # DEV202 is reported at the factory (where `device=` goes); the meeting is two lines below.
+    assert related("DEV202", POSITIONS) == [
+        (
+            11,
+            "`torch.arange(...)` creates a tensor on the CPU that meets `self.emb` in `self.emb(...)` (line 13)",
+            [(13, 19, "the tensor meets `self.emb` here, in `self.emb(...)`")],
+        )
+    ]
+    # On one line, the message names no line and there is no related place.
+    one_line = POSITIONS.replace("        pos = torch.arange(x.size(1))\n", "").replace(
+        "self.emb(pos)", "self.emb(torch.arange(x.size(1)))"
+    )
+    ((_, message, places),) = related("DEV202", one_line)
+    assert "(line" not in message and places == []
+
+
+def test_a_late_attach_names_the_move_it_comes_after() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n\ndef main(device):\n    model = nn.Linear(4, 4)\n"
+        "    model.to(device)\n    model.head = nn.Linear(4, 2)\n"
+    )
+    assert related("DEV101", source) == [
+        (
+            8,
+            "`nn.Linear(4, 2)` is attached to `model` after `model` was moved (line 7), so it stays on the CPU",
+            [(7, 4, "`model` is moved here")],
+        )
+    ]
+
+
+def test_a_plain_attribute_is_reported_where_it_is_kept_and_names_where_it_meets() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lin = nn.Linear(4, 4)\n        self.scale = torch.ones(4)\n\n"
+        "    def forward(self, x):\n        return self.lin(x) * self.scale\n"
+    )
+    ((line, message, places),) = related("DEV102", source)
+    assert line == 9 and message.endswith("(line 12)")
+    assert [place[0] for place in places] == [12]
+
+
+def test_related_places_reach_json_sarif_and_the_cache(tmp_path: Path) -> None:
+    write(tmp_path / "pos.py", POSITIONS)
+    first = json.loads(run("--format", "json", "pos.py", cwd=tmp_path).stdout)
+    again = json.loads(run("--format", "json", "pos.py", cwd=tmp_path).stdout)  # from the cache
+    assert first == again
+    assert first[0]["related"] == [
+        {
+            "line": 13,
+            "column": 20,
+            "end_line": 13,
+            "end_column": 28,
+            "message": "the tensor meets `self.emb` here, in `self.emb(...)`",
+        }
+    ]
+    sarif = json.loads(run("--format", "sarif", "pos.py", cwd=tmp_path).stdout)
+    (place,) = sarif["runs"][0]["results"][0]["relatedLocations"]
+    assert place["physicalLocation"]["region"] == {"startLine": 13, "startColumn": 20, "endLine": 13, "endColumn": 28}
+    assert place["message"]["text"] == "the tensor meets `self.emb` here, in `self.emb(...)`"

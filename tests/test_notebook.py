@@ -21,7 +21,9 @@ SETUP = "%matplotlib inline\nimport torch\nfrom torch import nn\n!nvidia-smi\n"
 MOVE = 'device = torch.device("cuda")\nmodel = nn.Linear(4, 2)\nmodel.to(device)'  # no final newline, as Jupyter saves
 SHELL = "%%bash\nls -la ~\n"
 LATER = "for step in range(2):\n    %time loss = 1\nfiles = !ls\nmodel?\nmodel.head = nn.Linear(2, 2)\n"
-MESSAGE = "DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved, so it stays on the CPU"
+# The message names the move in the notebook's own coordinates (the cell holding MOVE, its line 3).
+MESSAGE_AFTER = "DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved ({}), so it stays on the CPU"
+MESSAGE = MESSAGE_AFTER.format("cell_3:3")
 
 
 def cells() -> list[dict[str, object]]:
@@ -47,6 +49,18 @@ def test_a_move_in_one_cell_and_a_change_in_a_later_one_is_caught(tmp_path: Path
     write(tmp_path / "alone.ipynb", notebook_json([code_cell(SETUP, 1), code_cell(LATER, 2)]))
     alone = run("alone.ipynb", cwd=tmp_path)
     assert (alone.returncode, alone.stdout) == (0, "")
+
+
+def test_related_places_are_in_cell_coordinates(tmp_path: Path) -> None:
+    write(tmp_path / "nb.ipynb", notebook_json(cells()))
+    (finding,) = json.loads(run("--format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert (finding["cell"], finding["line"]) == (5, 5)
+    assert finding["related"] == [
+        {"line": 3, "column": 1, "end_line": 3, "end_column": 17, "message": "`model` is moved here", "cell": 3}
+    ]
+    sarif = json.loads(run("--format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)
+    (related,) = sarif["runs"][0]["results"][0]["relatedLocations"]
+    assert related["message"]["text"] == "cell_3:3:1: `model` is moved here"
 
 
 def test_cells_run_in_order(tmp_path: Path) -> None:
@@ -145,7 +159,7 @@ def test_syntax_errors_in_a_cell_skip_that_cell_only(tmp_path: Path) -> None:
     nb = [code_cell(SETUP, 1), code_cell(MOVE, 2), code_cell("def broken(:\n", 3), code_cell(LATER, 4)]
     write(tmp_path / "nb.ipynb", notebook_json(nb))
     result = run("nb.ipynb", cwd=tmp_path)
-    assert result.stdout == f"nb.ipynb:cell_4:5:14: {MESSAGE}\n"
+    assert result.stdout == f"nb.ipynb:cell_4:5:14: {MESSAGE_AFTER.format('cell_2:3')}\n"
     assert "nb.ipynb:cell_3: not checked: syntax error at line 1" in result.stderr
 
 

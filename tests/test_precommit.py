@@ -148,9 +148,12 @@ def test_check_hook_reports_python_files_and_notebooks(
     assert result.returncode == 1, result.stdout
     assert re.search(r"^flake8-device \(check\)\.+Failed$", result.stdout, re.M), result.stdout
     assert "- hook id: flake8-device\n- exit code: 1\n" in result.stdout
-    message = "DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved, so it stays on the CPU"
+    message = "DEV101 `nn.Linear(2, 2)` is attached to `model` after `model` was moved ({}), so it stays on the CPU"
     findings = [line for line in result.stdout.splitlines() if ": DEV" in line]
-    assert findings == [f"notes.ipynb:cell_3:1:14: {message}", f"train.py:7:14: {message}"]
+    assert findings == [
+        f"notes.ipynb:cell_3:1:14: {message.format('cell_2:3')}",
+        f"train.py:7:14: {message.format('line 6')}",
+    ]
     assert (project / "train.py").read_text() == BUG  # the check hook changes nothing
 
 

@@ -63,6 +63,11 @@ def test_diagnostics_are_the_clis_findings(project: Path, client: Client) -> Non
     assert first["source"] == "flake8-device"
     assert first["codeDescription"]["href"].endswith("#dev101")
     assert "stays on the CPU" in first["message"]
+    # The move the late attach comes after, as the CLI's JSON has it (line 6 of TWO_BUGS).
+    (related,) = first["relatedInformation"]
+    assert related["message"] == "`model` is moved here"
+    assert related["location"]["uri"] == path.as_uri()
+    assert related["location"]["range"]["start"] == {"line": 5, "character": 0}
 
 
 def test_a_quick_fix_gives_the_clis_fix_and_fix_all_fixes_everything(project: Path, client: Client) -> None:
@@ -171,6 +176,11 @@ def test_a_notebooks_cells_are_one_program_with_diagnostics_per_cell(project: Pa
     )
     [late_head] = client.diagnostics(uris[3])
     assert (late_head["code"], late_head["range"]["start"]) == ("DEV101", {"line": 0, "character": 13})
+    assert "was moved (cell_3:3)" in late_head["message"]
+    # The move is in another cell: the related place names that cell's document.
+    (related,) = late_head["relatedInformation"]
+    assert related["location"]["uri"] == uris[2]
+    assert related["location"]["range"]["start"] == {"line": 2, "character": 0}
     assert client.diagnostics(uris[2]) == []
     # The CLI says the same of the notebook file: cell 4, line 1, column 14.
     cells_json = [

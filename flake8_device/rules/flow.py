@@ -16,6 +16,7 @@ from flake8_device import markers as marker
 from flake8_device.analysis import cuda_guards, patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
 from flake8_device.analysis.types import Evidence
+from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 
@@ -29,6 +30,8 @@ def describe_host(rule: Rule, value: Value) -> str:
     if isinstance(origin, cst.Call):
         if patterns.method_name(origin) == "cpu":
             return f"moved by `{rule.ctx.describe(origin)}`"
+        if patterns.method_name(origin) == "to":  # `.to("cpu")`, or a device that is None or "cpu" there
+            return f"`{rule.ctx.describe(origin)}` puts it on the CPU"
         if value.module is True or rule.ctx.symbols.is_module_constructor(origin.func):
             return f"built by `{rule.ctx.describe(origin.func)}(...)` and never moved"
         return f"made by `{rule.ctx.describe(origin.func)}(...)` without `device=`"
@@ -130,6 +133,10 @@ class MixedDevices(Rule):
             self.report(
                 event.host.expr,
                 fix=fix,
+                related=[
+                    (event.host.value.origin, f"`{host}` gets its place on the CPU here"),
+                    (event.accel.value.origin, f"`{accel}` gets its place on {device_text(event.accel.value)} here"),
+                ],
                 host=host,
                 accel=accel,
                 why=describe_host(self, event.host.value),
@@ -205,10 +212,10 @@ class TensorCreatedWithoutDevice(Rule):
     code = "DEV202"
     uses_flow = True
     name = "tensor-created-without-device"
-    message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}"
+    message = "`{factory}(...)` creates a tensor on the CPU that meets `{partner}` in {operation}{at}"
     distribution_message = (
         "`{factory}(...)` is built from Python numbers, so it samples on the CPU, and its samples meet "
-        "`{partner}` in {operation}"
+        "`{partner}` in {operation}{at}"
     )
 
     @classmethod
@@ -245,14 +252,7 @@ class TensorCreatedWithoutDevice(Rule):
                     edits=(),
                     reason="which device the samples belong on is known where they are used",
                 )
-                self.report(
-                    factory.func,
-                    fix=fix,
-                    factory=self.ctx.describe(factory.func),
-                    partner=self.ctx.describe(event.partner.expr),
-                    operation=event.operation,
-                    distribution=True,
-                )
+                self._report(factory, event, fix, distribution=True)
                 continue
             if device is not None and _names_the_cpu(device.value):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
@@ -262,13 +262,21 @@ class TensorCreatedWithoutDevice(Rule):
                 fix = None  # a function of this file returns it: where to place it is the caller's choice
             else:
                 continue
-            self.report(
-                factory.func,
-                fix=fix,
-                factory=self.ctx.describe(factory.func),
-                partner=self.ctx.describe(event.partner.expr),
-                operation=event.operation,
-            )
+            self._report(factory, event, fix)
+
+    def _report(self, factory: cst.Call, event: events.HostMeetsInput, fix: Fix | None, **fields: Any) -> None:
+        """At the factory (where `device=` goes), naming where its tensor meets the partner."""
+        partner = self.ctx.describe(event.partner.expr)
+        self.report(
+            factory.func,
+            fix=fix,
+            related=[(event.partner.expr, f"the tensor meets `{partner}` here, in {event.operation}")],
+            factory=self.ctx.describe(factory.func),
+            partner=partner,
+            operation=event.operation,
+            at=Place(event.partner.expr),
+            **fields,
+        )
 
     def _makes_host_tensors(self, call: cst.Call) -> bool:
         """A call of a function of this file (which returned the host tensor)."""
@@ -508,6 +516,7 @@ class ModelInputNotMoved(Rule):
             self.report(
                 event.argument.expr,
                 fix=fix,
+                related=[(event.model.value.origin, f"`{model}` is placed on {device_text(event.model.value)} here")],
                 argument=argument,
                 model=model,
                 device=device_text(event.model.value),
@@ -626,7 +635,9 @@ class NumpyOnAccelerator(Rule):
             )
             # A value made by the module's own layers is wherever the module is (an accelerator once moved).
             device = "the module's device" if event.tensor.value.kind is Kind.INPUT else device_text(event.tensor.value)
-            self.report(event.anchor, fix=fix, tensor=tensor, device=device)
+            origin = event.tensor.value.origin
+            placed = [(origin, f"`{tensor}` gets its place here")]
+            self.report(event.anchor, fix=fix, related=placed, tensor=tensor, device=device)
 
     def _not_a_tensor(self, expr: cst.BaseExpression) -> str | None:
         types, point = self.ctx.types, self.ctx.proof.point(expr)
@@ -967,7 +978,7 @@ class FromNumpyIgnoresDefaultDevice(Rule):
     code = "DEV209"
     name = "from-numpy-ignores-default-device"
     message = (
-        "`{call}` makes a CPU tensor whatever the default device (`{setting}`, line {line}), and it meets "
+        "`{call}` makes a CPU tensor whatever the default device (`{setting}`, {line}), and it meets "
         "`{partner}`, which follows the default device, in {operation}"
     )
     fix_title = "Use `{replacement}`, which follows the default device"
@@ -1000,7 +1011,7 @@ class FromNumpyIgnoresDefaultDevice(Rule):
                 fix=fix,
                 call=self.ctx.describe(call.func) + "(...)",
                 setting=setting.text,
-                line=setting.line,
+                line=Place.of_line(setting.line),
                 partner=self.ctx.describe(event.accel.expr),
                 operation=event.operation,
             )

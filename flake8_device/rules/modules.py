@@ -12,6 +12,7 @@ from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events
 from flake8_device.analysis.flow.values import alternatives, carries_tensor, leaves, tensorish
 from flake8_device.analysis.types import RESERVED_KEYS
+from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
 
@@ -74,7 +75,7 @@ class SubmoduleAssignedAfterMove(Rule):
     code = "DEV101"
     uses_flow = True
     name = "submodule-assigned-after-move"
-    message = "`{attached}` is attached to `{owner}` after `{owner}` was moved, so it stays on the CPU"
+    message = "`{attached}` is attached to `{owner}` after `{owner}` was moved{at}, so it stays on the CPU"
     fix_title = "Move it too: `{move}`"
     fix_safety = FixSafety.SAFE
     markers = (
@@ -90,7 +91,15 @@ class SubmoduleAssignedAfterMove(Rule):
         for event in self.ctx.flow.events_of(events.AttachAfterMove):
             attached = event.attached
             fix = self._fix(event) if event.owner_value.move is not None else None
-            self.report(attached, fix=fix, attached=self.ctx.describe(attached), owner=event.owner)
+            move = event.owner_value.origin
+            self.report(
+                attached,
+                fix=fix,
+                related=[(move, f"`{event.owner}` is moved here")],
+                attached=self.ctx.describe(attached),
+                owner=event.owner,
+                at=Place(move),
+            )
 
     def _fix(self, event: events.AttachAfterMove) -> Fix:
         """Move what is attached like its owner: a module with the owner's whole move (``Module.to``
@@ -220,7 +229,9 @@ class TensorAttributeNotRegistered(Rule):
     code = "DEV102"
     uses_flow = True
     name = "tensor-attribute-not-registered"
-    message = "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`: {evidence}"
+    message = (
+        "Tensor attribute `{target}` is not a buffer, so it will not follow the module's `.to()`: {evidence}{at}"
+    )
     fix_title = "Register `{target}` {how}"
     fix_safety = FixSafety.SAFE
     # A method assigning an attribute of ``self`` (where the tensor is kept); its whole class is
@@ -246,13 +257,23 @@ class TensorAttributeNotRegistered(Rule):
             # filled later); else where another method first stores it.
             chosen = made or in_init[:1] or [s for s in stores if carries_tensor(s.value)][:1]
             if event.partner is not None:
-                evidence = f"it meets `{self.ctx.describe(event.partner.expr)}` in {event.operation}"
+                partner = self.ctx.describe(event.partner.expr)
+                evidence = f"it meets `{partner}` in {event.operation}"
+                meeting, there = event.partner.expr, f"it meets `{partner}` here, in {event.operation}"
             else:
                 evidence = f"`forward` returns it (`{self.ctx.describe(event.held.expr)}`)"
+                meeting, there = event.held.expr, "`forward` returns it here"
             for store in chosen:
                 target = self.ctx.describe(store.target)
                 fix = self._store_fix(store, stores, target) if store.method.name.value == "__init__" else None
-                self.report(store.target, fix=fix, target=target, evidence=evidence)
+                self.report(
+                    store.target,
+                    fix=fix,
+                    related=[(meeting, there)],
+                    target=target,
+                    evidence=evidence,
+                    at=Place(meeting),
+                )
 
     def _store_fix(self, store: events.AttributeStore, stores: list[events.AttributeStore], target: str) -> Fix | None:
         owner = self.ctx.flow.program.owner(store.method)

@@ -16,6 +16,7 @@ from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
 from flake8_device.analysis.symbols import Symbols, ast_dotted_name, dotted_name
+from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
 from flake8_device.rules.flow import device_text
@@ -208,7 +209,7 @@ class LossOrMetricNotMoved(Rule):
 
     code = "DEV302"
     name = "loss-or-metric-not-moved"
-    message = "`{holder}` keeps {what} on the CPU but is given `{argument}`, which is on {device}"
+    message = "`{holder}` keeps {what} on the CPU but is given `{argument}`, which is on {device}{at}"
     fix_title = "Move it where its inputs are: `{move}`"
     fix_safety = FixSafety.UNSAFE
     uses_flow = True
@@ -236,12 +237,18 @@ class LossOrMetricNotMoved(Rule):
             else:
                 reason = "the predictions' device has no name to copy"
                 fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=".to(device)")
+            argument = self.ctx.describe(event.argument.expr)
             self.report(
                 construction.func,
                 fix=fix,
+                related=[
+                    (event.call, f"it is given `{argument}` here"),
+                    (accel.origin, f"`{argument}` is placed here"),
+                ],
+                at=Place(event.call),
                 holder=self.ctx.describe(event.holder.expr),
                 what=what,
-                argument=self.ctx.describe(event.argument.expr),
+                argument=argument,
                 device=device_text(accel),
             )
 
@@ -373,7 +380,7 @@ class DefaultDeviceWithCpuSampler(Rule):
     code = "DEV304"
     name = "default-device-with-cpu-sampler"
     message = (
-        "`{call}` shuffles with a CPU generator, but `{setting}` (line {line}) makes its `randperm` run on the "
+        "`{call}` shuffles with a CPU generator, but `{setting}` ({line}) makes its `randperm` run on the "
         "accelerator"
     )
     fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
@@ -427,7 +434,7 @@ class DefaultDeviceWithCpuSampler(Rule):
         if setting is None:
             return
         call = self.ctx.describe(node.func) + "(...)"
-        self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=setting.line)
+        self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=Place.of_line(setting.line))
 
     def _setting_in_a_dataset_module(self, node: cst.Call) -> None:
         """An accelerator default set when a module defining datasets is imported (no loader in sight:
@@ -442,7 +449,8 @@ class DefaultDeviceWithCpuSampler(Rule):
         text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
         if not datasets or "DataLoader" in text or "Sampler" in text or "random_split" in text:
             return  # the loaders in the file are reported themselves
-        self.report(node.func, fix=self.make_fix(), setting=setting.text, dataset=datasets[0], call="", line=line)
+        line_place = Place.of_line(line)
+        self.report(node.func, fix=self.make_fix(), setting=setting.text, dataset=datasets[0], call="", line=line_place)
 
 
 def _dataset_classes(tree: ast.Module | None, symbols: Symbols) -> list[str]:
@@ -552,6 +560,10 @@ class IndexOnWrongDevice(Rule):
             self.report(
                 event.index.expr,
                 fix=fix,
+                related=[
+                    (event.index.value.origin, f"`{index}` gets its place here"),
+                    (indexed.value.origin, f"`{self.ctx.describe(indexed.expr)}` gets its place here"),
+                ],
                 index=index,
                 index_device=_where(event.index.value),
                 indexed=self.ctx.describe(indexed.expr),
