@@ -35,8 +35,12 @@ if TYPE_CHECKING:
     from flake8_device.proof import FixProof
     from flake8_device.versions import ResolvedVersion
 
-# What any default-device setting is written with (a necessary condition, on the file's text).
-_DEFAULT_DEVICE_TEXT = re.compile(r"set_default_(?:device|tensor_type)|device\s*\(")
+# What any default-device setting is written with (a necessary condition, on the file's text): a
+# setter, a ``with`` whose header (up to its colon) calls something named ``device``, or an import
+# of ``device`` under another name (``from torch import device as place``).
+_DEFAULT_DEVICE_TEXT = re.compile(
+    r"set_default_(?:device|tensor_type)|\bwith\b[^:]*?device\s*\(|\bimport\b[^\n]*\bdevice\s+as\b"
+)
 
 
 # LibCST generates code (for positions) and the device flow follows blocks by recursion, several

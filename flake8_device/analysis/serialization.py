@@ -245,10 +245,12 @@ class FileSerialization:
             if self._qualified(call.func) == "torch.save"
         ]
         self._loads: dict[tuple[Path, str], list[LoadFacts]] = {}
+        lines: list[str] | None = None
         for scope in self._all_scopes():
             for call, chain in scope.calls:
                 if self.is_unmapped_load(call):
-                    key = (scope.path, normalized(ast.get_source_segment(text, call) or ""))
+                    lines = lines if lines is not None else _LINES.findall(text)
+                    key = (scope.path, normalized(_segment(lines, call)))
                     self._loads.setdefault(key, []).append(self._judge(call, chain, scope))
 
     # -- building ----------------------------------------------------------------------------
@@ -1093,6 +1095,22 @@ def _other_branch(first: Chain, second: Chain) -> bool:
             if first[depth + 1][0] is not second[depth + 1][0]:
                 return True
     return False
+
+
+# The lines as Python's parser counts them (ended by \r\n, \r or \n; a form feed ends none).
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _segment(lines: list[str], node: ast.expr) -> str:
+    """``ast.get_source_segment`` of ``node`` with the text split once (its columns count UTF-8 bytes)."""
+    if node.end_lineno is None or node.end_col_offset is None or node.end_lineno > len(lines):
+        return ""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset : node.end_col_offset].decode(errors="replace")
+    head = lines[first].encode()[node.col_offset :].decode(errors="replace")
+    tail = lines[last].encode()[: node.end_col_offset].decode(errors="replace")
+    return head + "".join(lines[first + 1 : last]) + tail
 
 
 def facts_for(ctx: FileFacts) -> FileSerialization | None:

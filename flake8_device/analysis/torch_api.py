@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 
+# Factories that turn data into a tensor: a tensor given stays on its device (``torch.as_tensor``
+# returns it as it is, ``torch.tensor`` copies it there).
+DATA_CONVERSIONS: frozenset[str] = frozenset({"torch.as_tensor", "torch.tensor"})
+
 # Factories that allocate on the default device (the CPU) unless given ``device=``.
 TENSOR_FACTORIES: frozenset[str] = frozenset(
     f"torch.{name}"

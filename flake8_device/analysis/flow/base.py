@@ -111,6 +111,11 @@ class InterpreterBase:
     # Summary mode: the function's parameters, and those it moves to a device itself.
     parameters: set[str]
     moves_itself: set[str]
+    # Parameters defaulting to the CPU (``device=None``, ``device="cpu"``) that no call of the file
+    # passes: where they place a value is not known (the CPU by default, whatever other callers give).
+    cpu_defaults: frozenset[str]
+    # The call of the expression statement being run (its result is dropped), if it is one.
+    discarded: cst.Call | None
 
     if TYPE_CHECKING:
 

@@ -506,6 +506,11 @@ class CallsMixin(InterpreterBase):
                 return self._device_value(device.value, node, module=False) or UNKNOWN
             if any(a.star == "**" for a in node.args):
                 return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
+            given = arguments[0].value if arguments and node.args[0].keyword is None else None
+            if given is not None and qualified in torch_api.DATA_CONVERSIONS:
+                places = alternatives(given)
+                if places and all(tensorish(a) for a in places):
+                    return replace(given, grad=False)  # a tensor given stays where it is
             # ``torch.tensor(boxes)`` of a list built here is not 0-dim.
             listed = bool(arguments) and arguments[0].value.kind is Kind.CONTAINER and node.args[0].keyword is None
             scalar = patterns.maybe_zero_dim_factory(node, qualified) and not listed

@@ -12,7 +12,7 @@ findings.  The other jobs live in mixins: calls (:mod:`.calls`), moves and devic
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -76,6 +76,7 @@ from flake8_device.analysis.flow.values import (
     leaves,
     lift,
     negate,
+    placement_of,
     tensorish,
     union,
     with_item,
@@ -322,6 +323,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.reloads_optimizers = False
         # Where the host tensors the file's callers pass this function were made (see ``_given``).
         self.given_origins: set[int] = set()
+        self.cpu_defaults: frozenset[str] = frozenset()
+        self.discarded: cst.Call | None = None
         # Summary mode: the tests of the branches around the statement, and the parameters returned
         # as they came along a path whose tests name no device (see ``Summary.passes_through``).
         self.tests: list[str] = []
@@ -397,9 +400,14 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     for leaf in leaves(value)
                     if leaf.kind is Kind.HOST and leaf.origin is not None
                 )
+        for name in _number_parameters(function):
+            defaults[name] = NEUTRAL  # annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
+        self.cpu_defaults = frozenset(
+            name for name in _cpu_defaults(function) if name not in context and name not in self.state.env
+        )
         for name, values in context.items():
             if LOADER_NAME.search(name) and values and all(v.kind is Kind.UNKNOWN for v in values):
                 # A loader the file's calls build with something not followed (``create_loader``, a
@@ -552,8 +560,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             filled = self._not_empty_test(statement.test)
             if filled is not None:
                 self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
+            known = self._flag_test(statement.test)
             self.tests.append(guard)
-            self._block(block_of(statement.body))
+            if known is False:
+                self.state.terminated = True  # ``if first:`` where ``first`` is False on every path here
+            else:
+                self._block(block_of(statement.body))
             self.tests.pop()
             branches.append(self.state)
             self.state = before.copy()
@@ -564,7 +576,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._same_devices(_device_equalities(statement.test, holds=False))
             self.state.assume(negate(guard))
             self.tests.append(negate(guard))
-            if statement.orelse is not None:
+            if known is True:
+                self.state.terminated = True
+            elif statement.orelse is not None:
                 if isinstance(statement.orelse, cst.If):
                     self._statement(statement.orelse)
                 else:
@@ -641,6 +655,33 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for leaf in leaves(value):
             if leaf.source is not None and tensorish(leaf):
                 self.parameter_meets.add((leaf.source, STATE))
+
+    def _flag_test(self, test: cst.BaseExpression) -> bool | None:
+        """The value of a test of a flag the function sets itself (``first = True``, later
+        ``first = False``) where it holds one value along every path; None otherwise."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        name = test.expression if negated else test  # type: ignore[attr-defined]
+        if not isinstance(name, cst.Name) or name.value not in self._local_flags:
+            return None
+        value = self.state.env.get(name.value)
+        if value is None or value.kind is not Kind.NEUTRAL or value.constant not in ("True", "False"):
+            return None
+        return (value.constant == "True") is not negated
+
+    @cached_property
+    def _local_flags(self) -> frozenset[str]:
+        """The plain names the function binds to ``True`` or ``False`` itself."""
+        if self.function is None:
+            return frozenset()
+        return frozenset(
+            target.target.value
+            for node in self.ctx.scope_nodes(self.function)
+            if isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in ("True", "False")
+            for target in node.targets
+            if isinstance(target.target, cst.Name)
+        )
 
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
@@ -758,7 +799,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     # Moved somewhere we cannot tell: no longer known to be where it was.
                     self.state.env[path] = Value(Kind.UNKNOWN, module=target_value.module)
                 return
-        self._eval(expression)
+        # A call whose result is dropped: what it returns is never needed (see ``_call_local``).
+        self.discarded = expression if isinstance(expression, cst.Call) else None
+        try:
+            self._eval(expression)
+        finally:
+            self.discarded = None
 
     def _assign(
         self,
@@ -860,7 +906,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._loop_body(statement)
         after_body = self._continue_state(self.state)
         self.loop_depth -= 1
-        self.state = join_states([before, after_body], outside=self._outside)
+        if isinstance(statement, cst.While) and isinstance(statement.test, cst.Name) and statement.test.value == "True":
+            self.state = after_body  # ``while True:`` runs its body at least once: it is left from inside
+        else:
+            self.state = join_states([before, after_body], outside=self._outside)
         self.state.transformed = {}
         self._parameters_moved_by(statement)
         if statement.orelse is not None:
@@ -1131,7 +1180,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return UNKNOWN
         if isinstance(node, cst.BooleanOperation):
             self._eval(node.left)
+            # ``a.device == b.device and torch.equal(a, b)``: the right side runs only where the left
+            # held (failed, for ``or``), and sees what that tells of the devices.
+            pairs = _device_equalities(node.left, holds=isinstance(node.operator, cst.And))
+            saved = {path: self.state.env.get(path) for pair in pairs for path in pair}
+            self._same_devices(pairs)
             self._eval(node.right)
+            for path, value in saved.items():
+                if value is None:
+                    self.state.env.pop(path, None)
+                else:
+                    self.state.env[path] = value
             return UNKNOWN
         if isinstance(node, cst.StarredElement):
             return self._eval(node.value)
@@ -1190,7 +1249,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if node.value == "None":
             return replace(NEUTRAL, constant="None")
         if node.value in ("True", "False"):
-            return NEUTRAL
+            return replace(NEUTRAL, constant=node.value)  # a flag a later join may tell paths apart by
         if node.value in OPTIMIZER_CLASS_NAMES:
             return self._optimizer_class(node)
         return UNKNOWN
@@ -1217,7 +1276,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             base = self._eval(node.value)
         if attr in torch_api.NON_TENSOR_ATTRIBUTES:
             if attr == "device" and any(a.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) for a in alternatives(base)):
-                return Value(Kind.NEUTRAL, module=False, device=self.ctx.code_for(node))
+                owner = placement_of(base) if carries_tensor(base) and base.kind is not Kind.CONTAINER else None
+                return Value(Kind.NEUTRAL, module=False, device=self.ctx.code_for(node), device_of=owner)
             return NEUTRAL
         return lift(base, lambda value: self._attribute_of(value, attr))
 
@@ -1441,3 +1501,36 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._emit(PlainAttributeMeets(owner, attribute, stale, partner, operation), stale.expr)
 
     # -- calls ------------------------------------------------------------------------
+
+
+def _cpu_defaults(function: cst.FunctionDef) -> Iterator[str]:
+    """The parameters whose default is the CPU as a device: ``None`` or a ``"cpu"`` string."""
+    for param in (*function.params.params, *function.params.kwonly_params):
+        default = param.default
+        if default is None:
+            continue
+        if (isinstance(default, cst.Name) and default.value == "None") or (
+            (patterns.string_value(default) or "").split(":")[0] == "cpu"
+        ):
+            yield param.name.value
+
+
+_NUMBER = r"(?:int|float|bool|complex)"
+# ``int``, ``float | None``, ``Optional[int]``, ``tuple[int, int]``, ``Tuple[int, ...]``, ``list[float]``.
+_NUMBERS = rf"(?:typing\.)?(?:tuple|Tuple|list|List|Sequence)\[{_NUMBER}(?:, ?(?:{_NUMBER}|\.\.\.))*\]"
+_NUMBER_ANNOTATION = re.compile(rf"(?:Optional\[)?(?:{_NUMBER}|{_NUMBERS})\]?(?: ?\| ?None)?")
+
+
+def _number_parameters(function: cst.FunctionDef) -> Iterator[str]:
+    """The parameters annotated as numbers, or tuples or lists of numbers: never tensors."""
+    for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+        if param.annotation is None:
+            continue
+        annotation = param.annotation.annotation
+        text = (
+            patterns.string_value(annotation)
+            if isinstance(annotation, cst.SimpleString)
+            else cst.Module([]).code_for_node(annotation)
+        )
+        if text is not None and _NUMBER_ANNOTATION.fullmatch(text.replace(" ", "").replace(",", ", ")):
+            yield param.name.value

@@ -89,6 +89,32 @@ TENSOR_EVIDENCE = frozenset(
 MODULE_TENSOR_EVIDENCE = TENSOR_EVIDENCE | {"shape", "ndim", "dtype"}
 ATTACH_METHODS = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
 LIST_ATTACH_METHODS = frozenset({"append", "insert"})
-# Tensor methods whose tensor arguments may live on another device (``dst.copy_(src)``).
-CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "set_"})
+# Tensor methods whose tensor arguments may live on another device: they read across devices
+# (``dst.copy_(src)``), or take sizes and dimensions only, or another tensor's shape
+# (``x.expand(n, h)`` with ``h`` a 0-dim tensor, ``x.view_as(other)``).
+SHAPE_ARGUMENT_METHODS = frozenset(
+    {
+        "expand",
+        "expand_as",
+        "view",
+        "view_as",
+        "reshape",
+        "reshape_as",
+        "repeat",
+        "tile",
+        "permute",
+        "narrow",
+        "unflatten",
+        "flatten",
+        "transpose",
+        "movedim",
+        "unsqueeze",
+        "squeeze",
+        "roll",
+        "flip",
+        "split",
+        "chunk",
+    }
+)
+CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "set_"}) | SHAPE_ARGUMENT_METHODS
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"})

@@ -97,6 +97,11 @@ class LocalCallsMixin(InterpreterBase):
         self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: FileAnalysis | None = None
     ) -> Value:
         """A call of a function of this file or, from ``source``, of another module of the project."""
+        if not node.args and not bound and source is None and self.discarded is node:
+            # ``main()``: no argument to move or meet, no result to use; what happens inside is the
+            # function's own run's business, so its summary is not needed here.
+            self.analysis.record_context(function, {}, record=self.record and not self.summary_mode)
+            return UNKNOWN
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         for argument in arguments:
             if argument.value.module is not False and argument.value.kind in (Kind.ACCEL, Kind.HOST):

@@ -140,6 +140,8 @@ class PlacementMixin(InterpreterBase):
             return Value(Kind.HOST, origin=origin, module=module)  # the default device
         if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             return self._device_fallback(node, origin, module=module)
+        if isinstance(node, cst.Name) and node.value in self.cpu_defaults and node.value not in self.state.env:
+            return None  # the CPU by default, anything a caller elsewhere gives: not known
         if literal is None and isinstance(node, (cst.Name, cst.Attribute)):
             bound = self.state.env.get(path_of(node) or "")
             if bound is not None and bound.kind is Kind.MAYBE and any(a.constant for a in bound.alternatives):
@@ -148,6 +150,8 @@ class PlacementMixin(InterpreterBase):
                 literal = bound.constant
                 if literal == "None":
                     return Value(Kind.HOST, origin=origin, module=module)
+            if bound is not None and bound.device_of is not None:
+                return self._same_device(bound.device_of, origin, module)  # ``device = x.device``
         if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
             first = patterns.positional(node, 0)
             if first is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from flake8_device.analysis.flow.events import AttachAfterMove
-from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, assuming, guarded, join
+from flake8_device.analysis.flow.values import UNKNOWN, Kind, Value, assuming, guarded, join, negate
 
 
 class Env(dict):  # type: ignore[type-arg]
@@ -114,6 +114,14 @@ def join_states(
     env = Env()
     guarded: set[str] = set().union(*(s.guarded for s in live))
     branch_guards = {id(s): g for s, g in zip(states, guards or ())}
+    flags = None
+    if guards is None and len(live) > 1:
+        # No branch test (a loop's entry and its back edge): a flag set differently along the paths
+        # (``first = True`` ... ``first = False``) is the test that tells them apart.
+        flags = _flag_guards(live)
+        if flags is not None:
+            branch_guards = {id(s): g for s, g in zip(live, flags[1])}
+    by_guard = bool(branch_guards)
     keys = dict.fromkeys(first.env)
     for state in live[1:]:
         keys.update(dict.fromkeys(state.env))
@@ -135,11 +143,15 @@ def join_states(
         else:
             # Bound along some paths only: unknown along the others (``if cond: self.cache = ...``).
             values = [v if v is not None else UNKNOWN for v in found]
-        if guards is not None and len(live_for_key) > 1 and any(v != values[0] for v in values[1:]):
+        if by_guard and len(live_for_key) > 1 and any(v != values[0] for v in values[1:]):
             values = [guarded_value(v, branch_guards.get(id(s))) for v, s in zip(values, live_for_key)]
-        value = values[0]
-        for other in values[1:]:
-            value = join(value, other)
+        if flags is not None and key == flags[0]:
+            # The flag itself keeps both values, each with its own test, for that test to narrow.
+            value = Value(Kind.MAYBE, alternatives=tuple(dict.fromkeys(v for v in values if v is not None)))
+        else:
+            value = values[0]
+            for other in values[1:]:
+                value = join(value, other)
         if value.kind is Kind.UNKNOWN and value.class_name is None and key not in first.env:
             continue
         env[key] = value
@@ -167,6 +179,23 @@ def join_states(
         type_tests=type_tests,
         not_empty=not_empty,
     )
+
+
+_FLAGS = ("True", "False")
+
+
+def _flag_guards(states: Sequence[State]) -> tuple[str, list[str]] | None:
+    """A plain name that holds ``True`` along some of the paths and ``False`` along the others (the
+    first such name, in the order the first path bound them), and each state's condition."""
+    for key, value in states[0].env.items():
+        if value.kind is not Kind.NEUTRAL or value.constant not in _FLAGS or "." in key:
+            continue
+        found = [state.env.get(key) for state in states[1:]]
+        if all(v is not None and v.kind is Kind.NEUTRAL and v.constant in _FLAGS for v in found):
+            constants = [value.constant, *(v.constant for v in found)]  # type: ignore[union-attr]
+            if len(set(constants)) > 1:
+                return key, [key if constant == "True" else negate(key) for constant in constants]
+    return None
 
 
 def guarded_value(value: Value | None, guard: str | None) -> Value | None:

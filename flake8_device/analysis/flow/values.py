@@ -127,6 +127,10 @@ class Value:
     # read where it was left by the construction or an earlier call: it stays where it was made
     # when the module moves, so meeting the module's inputs there is a bug (DEV102).
     held: str | None = None
+    # A ``torch.device`` read from a value (``device = x.device``): where that value is (its places
+    # only, never a container or an instance), so that what is made or moved with ``device=device``
+    # is where ``x`` is.
+    device_of: Value | None = None
 
 
 UNKNOWN = Value()
@@ -211,6 +215,28 @@ def balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def placement_of(value: Value) -> Value:
+    """Where ``value`` is, and nothing else: its kind, device, move, origin, condition and what
+    placed it, for each of its places (see ``Value.device_of``)."""
+
+    def place(leaf: Value) -> Value:
+        return Value(
+            leaf.kind,
+            device=leaf.device,
+            move=leaf.move,
+            origin=leaf.origin,
+            module=False,
+            condition=leaf.condition,
+            source=leaf.source,
+            guard=leaf.guard,
+            placed_by=leaf.placed_by,
+        )
+
+    if value.kind is Kind.MAYBE:
+        return Value(Kind.MAYBE, alternatives=tuple(place(a) for a in value.alternatives))
+    return place(value)
 
 
 def alternatives(value: Value) -> tuple[Value, ...]:
