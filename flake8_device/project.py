@@ -9,7 +9,9 @@ directory or the project's root: the nearest folder above holding ``.git``, ``.h
 else (an installed package, a file too large, one that does not parse) is not read.
 
 A module is parsed once per process and kept while its file is unchanged (size and time);
-its summaries are computed on demand, each once.  Every lint says which modules it read and
+its summaries are computed on demand, once per checked file that calls into it (within that
+file's budget, so that a file's findings never depend on the files checked before it).  Every
+lint says which modules it read and
 which candidates were absent (``reads``), so the CLI's cache can tell when an import changes
 what a file's findings would be.
 """
@@ -69,7 +71,7 @@ def _root_above(start: str) -> str:
 @dataclass(eq=False)
 class ProjectModule:
     """A module of the project: its ``ast`` (read when it is imported: which functions it has), and
-    its facts and summaries (a LibCST parse, made only when a call needs a summary)."""
+    its facts (a LibCST parse, made only when a call needs a summary)."""
 
     path: str
     text: str
@@ -99,14 +101,6 @@ class ProjectModule:
             path=self.path,
             project=self.loader,
         )
-
-    @cached_property
-    def summaries(self) -> Any:
-        """Its device flow, without running its scopes: summaries of its functions on demand (None
-        where the module cannot be parsed)."""
-        from flake8_device.analysis.flow import FlowAnalysis
-
-        return FlowAnalysis(self.facts, run=False) if self.facts is not None else None
 
 
 @dataclass
@@ -227,6 +221,6 @@ def files_read(facts: Any) -> dict[str, FileState]:
             continue
         seen.add(id(current))
         found.update(current.project_reads)
-        # (The modules whose summaries were made: only those read further modules.)
+        # (The modules parsed for summaries: only those read further modules.)
         todo.extend(m.facts for m in current.project_used if m.__dict__.get("facts") is not None)
     return found

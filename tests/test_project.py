@@ -112,3 +112,26 @@ def test_a_file_alone_or_on_stdin_reads_no_other_module(project: Path) -> None:
     engine = Engine([r for r in all_rules() if r.default_enabled])
     assert [v.code for v in engine.lint(ABSOLUTE).violations] == []  # no path: the file alone
     assert [v.code for v in engine.lint(ABSOLUTE, path=str(project / "script.py")).violations] == ["DEV204"] * 2
+
+
+def test_each_file_summarises_the_helpers_it_calls_itself(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's work, and so its budget and its findings, never depends on the files checked before it
+    in the same process: the summaries of another module's functions are made for each file."""
+    from flake8_device.analysis.flow.interpreter import Interpreter
+
+    summarised: list[str] = []
+    summarize = Interpreter.summarize
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.function is not None:
+            summarised.append(self.function.name.value)
+        return summarize(self, *args, **kwargs)
+
+    monkeypatch.setattr(Interpreter, "summarize", counted)
+    engine = Engine([r for r in all_rules() if r.default_enabled])
+    engine.lint(RELATIVE, path=str(project / "pkg" / "train.py"))
+    assert "make_mask" in summarised
+    summarised.clear()
+    found = engine.lint(ABSOLUTE, path=str(project / "script.py"))
+    assert "make_mask" in summarised  # made again for this file, not taken from the one before
+    assert [v.code for v in found.violations] == ["DEV204"] * 2

@@ -56,6 +56,19 @@ def _summary(label: str, times: list[float], target: float) -> str:
     )
 
 
+def _middle_statement(text: str) -> int:
+    """The 0-based line of the one-line simple statement nearest the middle of the file (replacing
+    it by another at its indentation keeps the file valid)."""
+    simple = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Return)
+    candidates = [
+        node.lineno - 1
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, simple) and node.lineno == node.end_lineno
+    ]
+    middle = len(text.splitlines()) // 2
+    return min(candidates, key=lambda line: abs(line - middle))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", help="the file to edit (default: pytorch/examples' imagenet/main.py)")
@@ -76,7 +89,7 @@ def main() -> int:
             client.open(uri, text)
             first = client.diagnostics(uri, version=1, timeout=120)
             cold = time.perf_counter() - start
-            middle = len(lines) // 2
+            middle = _middle_statement(text)
             indent = lines[middle][: len(lines[middle]) - len(lines[middle].lstrip())]
             changes: list[float] = []
             for version in range(2, 2 + EDITS):

@@ -104,6 +104,8 @@ class FlowAnalysis:
         self.cuts: list[Cut] = []
         # The project's modules this file imports, by (level, name): read once (None: not the project's).
         self._modules: dict[tuple[int, str | None], ProjectModule | None] = {}
+        # Their device flow for this file (summaries made on demand, within this file's budget).
+        self._foreign: dict[tuple[int, str | None], FlowAnalysis] = {}
         if run:
             self._run()
 
@@ -149,9 +151,17 @@ class FlowAnalysis:
         loaded = self._modules[key]
         if loaded is None:
             return None
-        analysis = loaded.summaries if name in loaded.function_names else None
-        if analysis is None:
+        if name not in loaded.function_names:
             return None
+        # An analysis of its own for this file over the module's shared parse: the summaries are
+        # made for this file, whatever files the process checked before (the same input always
+        # gives the same findings; a summary cut short by another file's budget is never reused).
+        analysis = self._foreign.get(key)
+        if analysis is None:
+            facts = loaded.facts
+            if facts is None:
+                return None
+            analysis = self._foreign[key] = FlowAnalysis(facts, run=False)
         function = analysis.program.functions.get(name)
         return (analysis, function) if function is not None else None
 

@@ -116,6 +116,8 @@ class InterpreterBase:
     cpu_defaults: frozenset[str]
     # The call of the expression statement being run (its result is dropped), if it is one.
     discarded: cst.Call | None
+    # Inside ``for k in d:``: the loop's key name -> the path of the dict it iterates.
+    iterated_keys: dict[str, str]
 
     if TYPE_CHECKING:
 

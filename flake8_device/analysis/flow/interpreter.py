@@ -277,6 +277,32 @@ def _device_equalities(test: cst.BaseExpression, *, holds: bool) -> list[tuple[s
     return []
 
 
+def _device_tests(test: cst.BaseExpression, *, holds: bool) -> list[tuple[str, cst.Call]]:
+    """The paths a branch knows are on a device written as ``torch.device(...)``: ``x.device ==
+    torch.device(d)`` where the test holds, ``!=`` where it fails (through ``not`` and ``and``/``or``)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _device_tests(test.expression, holds=not holds)
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And) != holds:
+            return []
+        return _device_tests(test.left, holds=holds) + _device_tests(test.right, holds=holds)
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return []
+    comparison = test.comparisons[0]
+    operator = comparison.operator
+    if not (isinstance(operator, cst.Equal) and holds) and not (isinstance(operator, cst.NotEqual) and not holds):
+        return []
+    left, right = test.left, comparison.comparator
+    if isinstance(right, cst.Attribute) and isinstance(left, cst.Call):
+        left, right = right, left
+    if not (isinstance(left, cst.Attribute) and left.attr.value == "device" and isinstance(right, cst.Call)):
+        return []
+    if dotted_name(right.func) not in ("torch.device", "device") or not right.args:
+        return []
+    path = path_of(left.value)
+    return [(path, right)] if path is not None else []
+
+
 def _keeps_dimension(index: cst.BaseSlice) -> bool:
     """An index that keeps (or adds) a dimension: a slice, ``...`` or ``None``."""
     if isinstance(index, cst.Slice):
@@ -325,6 +351,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.given_origins: set[int] = set()
         self.cpu_defaults: frozenset[str] = frozenset()
         self.discarded: cst.Call | None = None
+        # Inside ``for k in d:`` (``d.keys()``, ``d.items()``): the loop's key name -> the dict's path.
+        self.iterated_keys: dict[str, str] = {}
         # Summary mode: the tests of the branches around the statement, and the parameters returned
         # as they came along a path whose tests name no device (see ``Summary.passes_through``).
         self.tests: list[str] = []
@@ -556,6 +584,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=True))
+            self._placed_by_test(statement.test, holds=True)
             self.state.assume(guard)
             filled = self._not_empty_test(statement.test)
             if filled is not None:
@@ -574,6 +603,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if none_tested is not None:
                 self._narrow(none_tested[0], is_none=not none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=False))
+            self._placed_by_test(statement.test, holds=False)
             self.state.assume(negate(guard))
             self.tests.append(negate(guard))
             if known is True:
@@ -704,6 +734,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     env[stale] = there
                 else:
                     env[stale] = UNKNOWN
+
+    def _placed_by_test(self, test: cst.BaseExpression, *, holds: bool) -> None:
+        """Where a test tells a tensor is on a device (``x.device == torch.device(d)`` holds, or
+        ``!=`` fails: ``if x.device != torch.device(d): x = x.to(d)``), it is there."""
+        for path, device in _device_tests(test, holds=holds):
+            value = self.state.env.get(path)
+            if value is None or not tensorish(value) and value.kind is not Kind.MAYBE:
+                continue
+            placed = self._device_value(device, device, module=False)
+            if placed is not None and placed.kind is Kind.ACCEL:
+                self.state.env[path] = replace(placed, grad=value.grad, scalar=value.scalar)
 
     def _narrow(self, path: str, *, is_none: bool) -> None:
         """Where a test tells ``path`` is None (or is not), keep only what it can be there."""
@@ -872,11 +913,18 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self._check_optimizers(moved_from, value, value_node)
 
     def _store_item(self, target: cst.Subscript, value: Value) -> None:
-        """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too."""
+        """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too; ``batch[k]
+        = ...`` in ``for k in batch:`` (or ``.keys()``, ``.items()``) sets every key's entry."""
         path = path_of(target.value)
         container = self.state.env.get(path) if path is not None else None
-        if container is not None and container.kind is Kind.CONTAINER and container.container in ("list", "dict"):
-            self.state.env[path] = with_item(container, _literal_key(target), value)  # type: ignore[index]
+        if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
+            return
+        assert path is not None
+        key = target.slice[0].slice.value if len(target.slice) == 1 else None  # type: ignore[attr-defined]
+        if isinstance(key, cst.Name) and container.keys and self.iterated_keys.get(key.value) == path:
+            self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
+            return
+        self.state.env[path] = with_item(container, _literal_key(target), value)
 
     # -- compound statements ------------------------------------------------------
 
@@ -906,8 +954,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._loop_body(statement)
         after_body = self._continue_state(self.state)
         self.loop_depth -= 1
-        if isinstance(statement, cst.While) and isinstance(statement.test, cst.Name) and statement.test.value == "True":
-            self.state = after_body  # ``while True:`` runs its body at least once: it is left from inside
+        if self._runs_at_least_once(statement, before):
+            self.state = after_body  # it is left from inside (or after its last step)
         else:
             self.state = join_states([before, after_body], outside=self._outside)
         self.state.transformed = {}
@@ -954,10 +1002,27 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         copy.terminated = False
         return copy
 
+    @staticmethod
+    def _runs_at_least_once(statement: cst.For | cst.While, before: State) -> bool:
+        """``while True:``, or a ``for`` over a dict built here with its keys (``d``, ``d.keys()``,
+        ``d.items()``): the body runs at least once."""
+        if isinstance(statement, cst.While):
+            return isinstance(statement.test, cst.Name) and statement.test.value == "True"
+        keyed = _keys_iterated(statement)
+        container = before.env.get(keyed[1]) if keyed is not None else None
+        return container is not None and container.kind is Kind.CONTAINER and bool(container.keys)
+
     def _loop_body(self, statement: cst.For | cst.While) -> None:
+        keyed = _keys_iterated(statement) if isinstance(statement, cst.For) else None
         if isinstance(statement, cst.For):
             self._bind_loop_target(statement.target, statement.iter)
-        self._block(block_of(statement.body))
+        if keyed is not None:
+            self.iterated_keys[keyed[0]] = keyed[1]
+        try:
+            self._block(block_of(statement.body))
+        finally:
+            if keyed is not None:
+                self.iterated_keys.pop(keyed[0], None)
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Bind what iterating ``iterable`` gives: ``enumerate``/``zip``/``tqdm`` are seen through."""
@@ -1534,3 +1599,23 @@ def _number_parameters(function: cst.FunctionDef) -> Iterator[str]:
         )
         if text is not None and _NUMBER_ANNOTATION.fullmatch(text.replace(" ", "").replace(",", ", ")):
             yield param.name.value
+
+
+def _keys_iterated(statement: cst.For) -> tuple[str, str] | None:
+    """``for k in d:``, ``for k in d.keys():``, ``for k, v in d.items():``: the key's name and the
+    path of ``d``."""
+    target, iterable = statement.target, statement.iter
+    method = patterns.method_name(iterable) if isinstance(iterable, cst.Call) else None
+    if method in ("keys", "items"):
+        base = patterns.receiver(iterable)  # type: ignore[arg-type]
+        if base is None or (iterable.args if isinstance(iterable, cst.Call) else ()):
+            return None
+        iterable = base
+    elif isinstance(iterable, cst.Call):
+        return None
+    if method == "items":
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
+            return None
+        target = target.elements[0].value
+    path = path_of(iterable)
+    return (target.value, path) if isinstance(target, cst.Name) and path is not None else None
