@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,8 +57,9 @@ class _FileScope:
     report_ranges: dict[str, list[tuple[int, int]]]
     # The checked file, when known: where the project's pinned versions are looked up.
     path: str | None = None
-    # Lines no fix may cross (a notebook cell's first line, in the program of all cells).
-    boundaries: frozenset[int] = frozenset()
+    # Lines no fix may cross (a notebook cell's first line, in the program of all cells), each with
+    # the number of the cell it opens.
+    boundaries: Mapping[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -151,12 +152,13 @@ class Engine:
         tree: ast.Module | None = None,
         honour_noqa: bool = False,
         path: str | None = None,
-        cell_markers: Collection[str] = (),
+        cell_markers: Mapping[str, int] | None = None,
     ) -> LintResult:
         """Lint ``text``; ``path`` (when known) is where the project's pins are looked up from.
 
         ``cell_markers`` are the lines (without line ends) that open a notebook cell in a
-        program made of a notebook's cells: no fix may move code across one."""
+        program made of a notebook's cells, each with that cell's number: no fix may move code
+        across one, and messages name lines as ``cell_N:line``."""
         if tree is None:
             tree, error = parse_ast(text)
             if tree is None:
@@ -180,7 +182,7 @@ class Engine:
         symbols: Symbols,
         spellings: list[str],
         path: str | None,
-        cell_markers: Collection[str],
+        cell_markers: Mapping[str, int] | None,
     ) -> LintResult:
         vocabulary = symbols.vocabulary(text, tree, spellings)
         specs = {rule: self.specs[rule].for_file(vocabulary) for rule in self.rules}
@@ -195,9 +197,11 @@ class Engine:
         module, sparse, error = self._parse(sparse, index)
         if module is None:
             return LintResult(error=error)
-        boundaries = frozenset(
-            number for number, line in enumerate(text.splitlines(), start=1) if line in cell_markers
-        ) if cell_markers else frozenset()
+        boundaries = {
+            number: cell_markers[line]
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line in cell_markers
+        } if cell_markers else {}
         scope = _FileScope(tree, symbols, index, report_ranges, path, boundaries)
         # Positions read the statements' lines from ``tree`` rather than parse the text again.
         known_tree(sparse.text, tree, None if sparse.complete else sparse.line_map)
@@ -491,7 +495,7 @@ class Engine:
         unsafe_fixes: bool = False,
         honour_noqa: bool = True,
         path: str | None = None,
-        cell_markers: Collection[str] = (),
+        cell_markers: Mapping[str, int] | None = None,
     ) -> FixResult:
         refused: list[str] = []
         done: list[AppliedFix] = []
@@ -589,7 +593,7 @@ def choose_edits(violations: Iterable[Violation]) -> list[Violation]:
 class _Layout:
     """The original text's lines as fixes see them: comment lines, and notebook cell boundaries."""
 
-    def __init__(self, index: LineIndex, boundaries: frozenset[int]) -> None:
+    def __init__(self, index: LineIndex, boundaries: Mapping[int, int]) -> None:
         self.index = index
         self.boundaries = boundaries
         self._comments: frozenset[int] | None = None
@@ -611,17 +615,11 @@ class _Layout:
         return any(start <= self.index.starts[line - 1] < end for line in self.boundaries)
 
     def name_line(self, line: int) -> str:
-        """``line`` as a message names it: ``line 12``, or ``cell_3:4`` in a notebook (the cell's
-        number is on the line that opens it, see notebook.build_program)."""
+        """``line`` as a message names it: ``line 12``, or ``cell_3:4`` in a notebook."""
         opening = max((b for b in self.boundaries if b < line), default=None)
         if opening is not None:
-            number = _CELL_NUMBER.search(self.index.line_text(opening))
-            if number is not None:
-                return f"cell_{number.group(1)}:{line - opening}"
+            return f"cell_{self.boundaries[opening]}:{line - opening}"
         return f"line {line}"
-
-
-_CELL_NUMBER = re.compile(r"cell (\d+)\s*$")
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:

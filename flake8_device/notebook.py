@@ -339,9 +339,10 @@ class Program:
     warnings: list[str]
 
     @property
-    def cell_markers(self) -> list[str]:
-        """The sentinel lines (without line ends) that open each cell: no fix may cross one."""
-        return [program_cell.sentinel.rstrip("\n") for program_cell in self.cells]
+    def cell_markers(self) -> dict[str, int]:
+        """The sentinel lines (without line ends) that open each cell, with the cell's number: no fix
+        may cross one."""
+        return {program_cell.sentinel.rstrip("\n"): program_cell.cell.number for program_cell in self.cells}
 
     def line_map(self) -> list[tuple[_ProgramCell, int] | None]:
         """For each line of the program: its cell and its line there (1-based); None for sentinels."""

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Optional
 from flake8_device.analysis import torch_api
 from flake8_device.analysis.bound_names import EVERYTHING, Chain, block_binds, bound_before, target_names
 from flake8_device.analysis.symbols import Symbols, ast_dotted_name
+from flake8_device.source import LineIndex
 
 if TYPE_CHECKING:
     from flake8_device.analysis.facts import FileFacts
@@ -228,10 +229,10 @@ class _Collector:
 class FileSerialization:
     """The saves, moves and loads of one file; :meth:`load` answers per ``torch.load`` call."""
 
-    def __init__(self, tree: ast.Module, symbols: Symbols, text: str) -> None:
+    def __init__(self, tree: ast.Module, symbols: Symbols, index: LineIndex) -> None:
         self.tree = tree
         self.symbols = symbols
-        self.text = text
+        self.text = index.text
         self.scopes: dict[Path, list[_Scope]] = {}
         self.classes: dict[Path, ast.ClassDef] = {}
         self.definitions: dict[str, list[_Scope]] = {}  # function name -> its scopes (any class)
@@ -245,12 +246,10 @@ class FileSerialization:
             if self._qualified(call.func) == "torch.save"
         ]
         self._loads: dict[tuple[Path, str], list[LoadFacts]] = {}
-        lines: list[str] | None = None
         for scope in self._all_scopes():
             for call, chain in scope.calls:
                 if self.is_unmapped_load(call):
-                    lines = lines if lines is not None else _LINES.findall(text)
-                    key = (scope.path, normalized(_segment(lines, call)))
+                    key = (scope.path, normalized(_segment(index, call)))
                     self._loads.setdefault(key, []).append(self._judge(call, chain, scope))
 
     # -- building ----------------------------------------------------------------------------
@@ -1097,27 +1096,25 @@ def _other_branch(first: Chain, second: Chain) -> bool:
     return False
 
 
-# The lines as Python's parser counts them (ended by \r\n, \r or \n; a form feed ends none).
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def _segment(lines: list[str], node: ast.expr) -> str:
-    """``ast.get_source_segment`` of ``node`` with the text split once (its columns count UTF-8 bytes)."""
-    if node.end_lineno is None or node.end_col_offset is None or node.end_lineno > len(lines):
+def _segment(index: LineIndex, node: ast.expr) -> str:
+    """``ast.get_source_segment`` of ``node`` from the file's line table (no split of the text per
+    call; ``ast`` columns count UTF-8 bytes)."""
+    if node.end_lineno is None or node.end_col_offset is None or node.end_lineno > len(index.starts):
         return ""
-    first, last = node.lineno - 1, node.end_lineno - 1
+    first, last = node.lineno, node.end_lineno
     if first == last:
-        return lines[first].encode()[node.col_offset : node.end_col_offset].decode(errors="replace")
-    head = lines[first].encode()[node.col_offset :].decode(errors="replace")
-    tail = lines[last].encode()[: node.end_col_offset].decode(errors="replace")
-    return head + "".join(lines[first + 1 : last]) + tail
+        return index.line_with_ending(first).encode()[node.col_offset : node.end_col_offset].decode(errors="replace")
+    head = index.line_with_ending(first).encode()[node.col_offset :].decode(errors="replace")
+    middle = "".join(index.line_with_ending(line) for line in range(first + 1, last))
+    tail = index.line_with_ending(last).encode()[: node.end_col_offset].decode(errors="replace")
+    return head + middle + tail
 
 
 def facts_for(ctx: FileFacts) -> FileSerialization | None:
     """The file's serialisation facts, built on first use and kept on the context."""
     cached = ctx.__dict__.get("_serialization_facts", False)
     if cached is False:
-        text = ctx.index.text if ctx.index is not None else ctx.module.code
-        cached = FileSerialization(ctx.tree, ctx.symbols, text) if ctx.tree is not None else None
+        index = ctx.index if ctx.index is not None else LineIndex(ctx.module.code)
+        cached = FileSerialization(ctx.tree, ctx.symbols, index) if ctx.tree is not None else None
         ctx.__dict__["_serialization_facts"] = cached
     return cached  # type: ignore[return-value]

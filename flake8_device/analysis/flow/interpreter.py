@@ -226,7 +226,7 @@ def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             continue
         annotation = dotted_name(param.annotation.annotation) if param.annotation else None
-        if annotation in ("int", "float", "bool", "str"):
+        if annotation == "str" or _annotated_as_numbers(param):
             continue
         found.append(param.name.value)
     return found
@@ -252,55 +252,58 @@ def _combined_source(a: Value, b: Value) -> str | None:
     return "*" if a.source or b.source else None
 
 
-def _device_equalities(test: cst.BaseExpression, *, holds: bool) -> list[tuple[str, str]]:
-    """The pairs of paths a branch knows are on one device: ``a.device == b.device`` where the test
-    holds, ``a.device != b.device`` where it fails (through ``not``, ``and`` and ``or``)."""
+def _equal_sides(
+    test: cst.BaseExpression, *, holds: bool
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression, bool]]:
+    """The two sides of each comparison a branch knows are equal: ``a == b`` (or ``a is b``) where
+    the test holds, ``a != b`` (``is not``) where it fails, through ``not``, ``and`` and ``or``;
+    with whether the comparison was an identity (``is``)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _device_equalities(test.expression, holds=not holds)
+        return _equal_sides(test.expression, holds=not holds)
     if isinstance(test, cst.BooleanOperation):
         conjunction = isinstance(test.operator, cst.And)
         if conjunction != holds:
             return []  # one of the parts holds (or fails), which one is not known
-        return _device_equalities(test.left, holds=holds) + _device_equalities(test.right, holds=holds)
+        return _equal_sides(test.left, holds=holds) + _equal_sides(test.right, holds=holds)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        operator = test.comparisons[0].operator
-        if not (isinstance(operator, (cst.Equal, cst.Is)) and holds) and not (
+        comparison = test.comparisons[0]
+        operator = comparison.operator
+        if (isinstance(operator, (cst.Equal, cst.Is)) and holds) or (
             isinstance(operator, (cst.NotEqual, cst.IsNot)) and not holds
         ):
-            return []
-        comparison = test.comparisons[0]
-        sides = [test.left, comparison.comparator]
-        if all(isinstance(side, cst.Attribute) and side.attr.value == "device" for side in sides):
-            paths = [path_of(side.value) for side in sides]  # type: ignore[attr-defined]
-            if paths[0] is not None and paths[1] is not None:
-                return [(paths[0], paths[1])]
+            return [(test.left, comparison.comparator, isinstance(operator, (cst.Is, cst.IsNot)))]
     return []
+
+
+def _device_equalities(test: cst.BaseExpression, *, holds: bool) -> list[tuple[str, str]]:
+    """The pairs of paths a branch knows are on one device: ``a.device == b.device`` where the test
+    holds, ``a.device != b.device`` where it fails (through ``not``, ``and`` and ``or``)."""
+    found = []
+    for left, right, _ in _equal_sides(test, holds=holds):
+        if all(isinstance(side, cst.Attribute) and side.attr.value == "device" for side in (left, right)):
+            paths = [path_of(side.value) for side in (left, right)]  # type: ignore[attr-defined]
+            if paths[0] is not None and paths[1] is not None:
+                found.append((paths[0], paths[1]))
+    return found
 
 
 def _device_tests(test: cst.BaseExpression, *, holds: bool) -> list[tuple[str, cst.Call]]:
     """The paths a branch knows are on a device written as ``torch.device(...)``: ``x.device ==
     torch.device(d)`` where the test holds, ``!=`` where it fails (through ``not`` and ``and``/``or``)."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _device_tests(test.expression, holds=not holds)
-    if isinstance(test, cst.BooleanOperation):
-        if isinstance(test.operator, cst.And) != holds:
-            return []
-        return _device_tests(test.left, holds=holds) + _device_tests(test.right, holds=holds)
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return []
-    comparison = test.comparisons[0]
-    operator = comparison.operator
-    if not (isinstance(operator, cst.Equal) and holds) and not (isinstance(operator, cst.NotEqual) and not holds):
-        return []
-    left, right = test.left, comparison.comparator
-    if isinstance(right, cst.Attribute) and isinstance(left, cst.Call):
-        left, right = right, left
-    if not (isinstance(left, cst.Attribute) and left.attr.value == "device" and isinstance(right, cst.Call)):
-        return []
-    if dotted_name(right.func) not in ("torch.device", "device") or not right.args:
-        return []
-    path = path_of(left.value)
-    return [(path, right)] if path is not None else []
+    found = []
+    for left, right, identity in _equal_sides(test, holds=holds):
+        if identity:
+            continue
+        if isinstance(right, cst.Attribute) and isinstance(left, cst.Call):
+            left, right = right, left
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "device" and isinstance(right, cst.Call)):
+            continue
+        if dotted_name(right.func) not in ("torch.device", "device") or not right.args:
+            continue
+        path = path_of(left.value)
+        if path is not None:
+            found.append((path, right))
+    return found
 
 
 def _keeps_dimension(index: cst.BaseSlice) -> bool:
@@ -1586,18 +1589,23 @@ _NUMBERS = rf"(?:typing\.)?(?:tuple|Tuple|list|List|Sequence)\[{_NUMBER}(?:, ?(?
 _NUMBER_ANNOTATION = re.compile(rf"(?:Optional\[)?(?:{_NUMBER}|{_NUMBERS})\]?(?: ?\| ?None)?")
 
 
+def _annotated_as_numbers(param: cst.Param) -> bool:
+    """Annotated as a number, or a tuple or list of numbers (``"int"`` in quotes too): never a tensor."""
+    if param.annotation is None:
+        return False
+    annotation = param.annotation.annotation
+    text = (
+        patterns.string_value(annotation)
+        if isinstance(annotation, cst.SimpleString)
+        else cst.Module([]).code_for_node(annotation)
+    )
+    return text is not None and bool(_NUMBER_ANNOTATION.fullmatch(text.replace(" ", "").replace(",", ", ")))
+
+
 def _number_parameters(function: cst.FunctionDef) -> Iterator[str]:
     """The parameters annotated as numbers, or tuples or lists of numbers: never tensors."""
     for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-        if param.annotation is None:
-            continue
-        annotation = param.annotation.annotation
-        text = (
-            patterns.string_value(annotation)
-            if isinstance(annotation, cst.SimpleString)
-            else cst.Module([]).code_for_node(annotation)
-        )
-        if text is not None and _NUMBER_ANNOTATION.fullmatch(text.replace(" ", "").replace(",", ", ")):
+        if _annotated_as_numbers(param):
             yield param.name.value
 
 
