@@ -49,3 +49,31 @@ def test_recall_and_false_alarms_do_not_regress() -> None:
     assert len(CASES) >= 155
     assert len(found) >= FOUND_AT_LEAST, f"found {len(found)} of {len(CASES)} cases (floor {FOUND_AT_LEAST})"
     assert len(alarms) <= FALSE_ALARMS_AT_MOST, f"false alarms on: {', '.join(alarms)}"
+
+
+@pytest.mark.parametrize(
+    ("driver", "problem"),
+    [
+        ("def run(program, device):\n    program['main'](device)\n", None),
+        ("def run(device):\n    pass\n", "run must take (program, device)"),
+        ("def main(program, device):\n    pass\n", "defines no run(program, device)"),
+        ("def run(program, device:\n", "cuda_driver.py: "),
+    ],
+)
+def test_a_cuda_driver_must_define_run_of_program_and_device(tmp_path, driver: str, problem: str | None) -> None:
+    case = CASES[0]
+    copy = tmp_path / case.id
+    copy.mkdir()
+    for path in case.folder.iterdir():
+        if path.is_file() and path.name != "cuda_driver.py":
+            (copy / path.name).write_bytes(path.read_bytes())
+        elif path.is_dir():
+            (copy / path.name).mkdir()
+            for inner in path.glob("*.py"):
+                (copy / path.name / inner.name).write_bytes(inner.read_bytes())
+    (copy / "cuda_driver.py").write_text(driver, encoding="utf-8")
+    problems = realworld.validate(realworld.Case(copy))
+    if problem is None:
+        assert problems == []
+    else:
+        assert any(problem in p for p in problems), problems

@@ -7,6 +7,7 @@ See README.md beside this file for the format.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -30,7 +31,7 @@ CASE_ID = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
 DEVICE_ERROR = re.compile(
     r"Expected all tensors to be on the same device|is not on the expected device|not at the same device|"
     r"Input type .* and weight type .* should be the same|Expected .* device|"
-    r"Expected tensor to have \w+ Device|expected to be in the same device|"
+    r"Expected tensor to have \S+ Device|expected to be in the same device|"
     r"indices should be either on|must have its parameters and buffers on device|"
     r"same device|device type|on different devices|on device|"
     # the legacy typed constructors (torch.LongTensor(..., device=...)) make CPU tensors only
@@ -92,6 +93,7 @@ def validate(case: Case) -> list[str]:
     for key in ("project", "class", "title", "links", "error", "shape", "report", "meta", "cuda"):
         if key not in data:
             problems.append(f"case.json lacks {key!r}")
+    problems += _driver_problems(case)
     if problems:
         return problems
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", data["project"]):
@@ -144,6 +146,23 @@ def validate(case: Case) -> list[str]:
             if key in real and not SHA.fullmatch(str(real[key])):
                 problems.append(f"real.{key} must be a full 40-hex commit")
     return problems
+
+
+def _driver_problems(case: Case) -> list[str]:
+    """A ``cuda_driver.py`` (bench/cuda) must define ``run(program, device)``."""
+    path = case.folder / "cuda_driver.py"
+    if not path.exists():
+        return []
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError as error:
+        return [f"cuda_driver.py: {error}"]
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "run":
+            if [a.arg for a in node.args.args] == ["program", "device"]:
+                return []
+            return ["cuda_driver.py: run must take (program, device)"]
+    return ["cuda_driver.py defines no run(program, device)"]
 
 
 def run_meta(case: Case, which: str) -> str | None:

@@ -361,7 +361,10 @@ class WrappedModuleNotMoved(Rule):
     wrapped by `DistributedDataParallel` with `device_ids` (or in a file that
     initialises `nccl`), or by `DataParallel` and not moved afterwards either.
     A job that may run on the `gloo` backend (named in the same function or
-    script), with no literal `device_ids`, is a CPU job: not reported.
+    script), with no literal `device_ids`, is a CPU job: not reported. Device
+    ids given only where CUDA is available (`[rank] if
+    torch.cuda.is_available() else None`) are reported: on a GPU machine that
+    path is taken, and the module is still on the CPU.
 
     ## Why is this bad?
     `DistributedDataParallel` checks the module's device when it is built:
@@ -399,7 +402,8 @@ class WrappedModuleNotMoved(Rule):
 
     ## Fix safety
     Safe with a literal `device_ids` list: the module is moved to its first
-    entry, the device the wrapper expects. Without `device_ids` the right GPU
+    entry, the device the wrapper expects (shown only, where the list is given
+    under a condition: a move on every path would break the CPU job). Without `device_ids` the right GPU
     is the process's own, which the code does not name; the fix is shown but
     not applied.
     """
@@ -426,6 +430,8 @@ class WrappedModuleNotMoved(Rule):
             ids = device_ids.value if device_ids is not None else None
             if isinstance(ids, cst.Name) and ids.value == "None":
                 ids = None
+            # device_ids=[rank] if torch.cuda.is_available() else None: the GPU path is this job's too
+            ids, condition = self._ids_on_one_path(event.function, ids)
             if wrapper == "DistributedDataParallel" and not isinstance(ids, (cst.List, cst.Tuple)):
                 if self._may_use_gloo(event.function):
                     continue  # a CPU job (gloo) wraps CPU modules, with no device ids
@@ -435,13 +441,40 @@ class WrappedModuleNotMoved(Rule):
                     if not nccl:
                         continue  # a CPU module under gloo is legitimate
                     why = "NCCL cannot broadcast its CPU parameters"
+                elif condition is not None:
+                    where = self.ctx.describe(condition)
+                    why = f"where `{where}` holds, `device_ids={self.ctx.describe(ids)}` needs it on that GPU"
                 else:
                     why = f"`device_ids={self.ctx.describe(ids)}` needs it on that GPU already"
             else:
                 if not self._never_moved_after(event):
                     continue
                 why = "`DataParallel` needs it on `device_ids[0]` at the first forward, and it is never moved"
-            self._report(event, wrapper, ids, why)
+            self._report(event, wrapper, ids, why, condition)
+
+    def _ids_on_one_path(
+        self, function: cst.FunctionDef | None, ids: cst.BaseExpression | None
+    ) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
+        """The device ids and the condition they are given under, where they are (or a name assigned
+        once in the function is) ``[...] if condition else None``; else ``(ids, None)``."""
+        choice = ids
+        if isinstance(ids, cst.Name):
+            scope = self.ctx.module if function is None else function
+            values = [
+                node.value
+                for node in self.ctx.scope_nodes(scope)
+                if isinstance(node, cst.Assign)
+                and any(isinstance(t.target, cst.Name) and t.target.value == ids.value for t in node.targets)
+            ]
+            choice = values[0] if len(values) == 1 else None
+        if (
+            isinstance(choice, cst.IfExp)
+            and isinstance(choice.body, (cst.List, cst.Tuple))
+            and isinstance(choice.orelse, cst.Name)
+            and choice.orelse.value == "None"
+        ):
+            return choice.body, choice.test
+        return ids, None
 
     def _may_use_gloo(self, function: cst.FunctionDef | None) -> bool:
         """Does the wrapping function (or the script) name the ``gloo`` backend (``"nccl" if ... else
@@ -480,13 +513,24 @@ class WrappedModuleNotMoved(Rule):
             for node in self.ctx.scope_nodes(scope)
         )
 
-    def _report(self, event: events.WrappedUnmoved, wrapper: str, ids: cst.BaseExpression | None, why: str) -> None:
+    def _report(
+        self,
+        event: events.WrappedUnmoved,
+        wrapper: str,
+        ids: cst.BaseExpression | None,
+        why: str,
+        condition: cst.BaseExpression | None = None,
+    ) -> None:
         module_expr = event.module.expr
         module = self.ctx.describe(module_expr)
         first = None
         if isinstance(ids, (cst.List, cst.Tuple)) and ids.elements and isinstance(ids.elements[0], cst.Element):
             first = ids.elements[0].value
-        if first is not None:
+        if first is not None and condition is not None:
+            reason = f"only where `{self.ctx.describe(condition)}` holds; a move on every path would break the other"
+            move = f".to({self.ctx.describe(first)})"
+            fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, module=module, move=move)
+        elif first is not None:
             move = f".to({self.ctx.describe(first)})"
             fix = self.make_fix(
                 ReplaceNode(module_expr, *patterns.appended(module_expr, ".to("), first, ")"), module=module, move=move

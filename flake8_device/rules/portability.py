@@ -1044,9 +1044,11 @@ class HardcodedGpuIndex(Rule):
     ```
 
     ## Fix safety
-    Unsafe for a device string: the fix names CUDA without an index (the
-    current GPU, `cuda:0` unless the launcher chose another), which changes
-    the GPU used on the author's machine. A bare index is shown but not fixed.
+    Unsafe for a device string: the fix names the first visible GPU
+    (`set_device("cuda:0")`, since CUDA refuses `set_device("cuda")`) or, for
+    the context manager, CUDA without an index (the current GPU), which
+    changes the GPU used on the author's machine. A bare index is shown but
+    not fixed.
     """
 
     code = "DEV407"
@@ -1071,7 +1073,9 @@ class HardcodedGpuIndex(Rule):
         call = self.ctx.describe(node)
         if isinstance(argument, cst.SimpleString):
             quote = argument.quote
-            fix = self.make_fix(ReplaceNode(argument, f"{quote}cuda{quote}"), suggestion=f": `{quote}cuda{quote}`")
+            # set_device needs an index (CUDA refuses a bare "cuda"); the context manager takes none
+            name = "cuda:0" if self.ctx.symbols.qualify(node.func) == "torch.cuda.set_device" else "cuda"
+            fix = self.make_fix(ReplaceNode(argument, f"{quote}{name}{quote}"), suggestion=f": `{quote}{name}{quote}`")
         else:
             fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, suggestion="")
         self.report(argument, fix=fix, call=call, index=match.group(1))

@@ -111,15 +111,16 @@ class Outcome:
     detail: str = ""
 
 
-def execute(text: str) -> Outcome:
-    """Run ``text`` as ``__main__`` with ``DEVICE=meta`` and the distributed emulation."""
+def execute(text: str, device: str = "meta") -> Outcome:
+    """Run ``text`` as ``__main__`` with ``DEVICE=meta`` (or another device: bench/cuda runs the suite on
+    CUDA) and the distributed emulation."""
     import torch
 
     with tempfile.TemporaryDirectory() as directory, _emulation(), _quiet():
         path = Path(directory) / "program.py"
         path.write_text(text, encoding="utf-8")
         previous = os.environ.get("DEVICE")
-        os.environ["DEVICE"] = "meta"
+        os.environ["DEVICE"] = device
         cwd = os.getcwd()
         os.chdir(directory)
         try:
@@ -231,22 +232,27 @@ def _emulation() -> Iterator[None]:
 
     def set_device(device: Any) -> None:
         index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
-        if index is not None and int(index) >= 1:
+        if index is None:  # as CUDA: set_device("cuda") names no GPU
+            raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+        if int(index) >= 1:
             raise RuntimeError("CUDA error: invalid device ordinal")
 
     @contextlib.contextmanager
     def cuda_device(device: Any) -> Iterator[None]:
-        set_device(device)
+        index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
+        if index is not None:  # the context manager, unlike set_device, takes CUDA without an index
+            set_device(index)
         yield
 
-    patch(torch.cuda, "set_device", set_device)
-    patch(torch.cuda, "device", cuda_device)
     patch(torch.nn.parallel.distributed, "DistributedDataParallel", DistributedDataParallel)
     added = _fake_lightning(torch)
-    # ``module.to(device)`` keeps its parameter objects, as on CUDA (the meta device would make new
-    # ones, and so hide every optimizer that holds the old ones).
     swapping = torch.__future__.get_swap_module_params_on_conversion()
-    torch.__future__.set_swap_module_params_on_conversion(True)
+    if not torch.cuda.is_available():  # on a GPU machine (bench/cuda) the real CUDA does both
+        patch(torch.cuda, "set_device", set_device)
+        patch(torch.cuda, "device", cuda_device)
+        # ``module.to(device)`` keeps its parameter objects, as on CUDA (the meta device would make
+        # new ones, and so hide every optimizer that holds the old ones).
+        torch.__future__.set_swap_module_params_on_conversion(True)
     try:
         yield
     finally:
