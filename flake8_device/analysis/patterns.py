@@ -236,7 +236,10 @@ def keyword_added(call: cst.Call, name: str, value: str) -> tuple[cst.CSTNode, t
     if not call.args:
         return call, (call.func, f"({name}={value})")
     last = call.args[-1].value
-    return last, (last, f", {name}={value}")
+    # The replaced span holds the argument's own parentheses, a copied part does not: a tuple keeps
+    # them, or ``torch.tensor((1.0, 2.0))`` would become ``torch.tensor(1.0, 2.0, device=...)``.
+    written: tuple[str | cst.CSTNode, ...] = ("(", last, ")") if isinstance(last, cst.Tuple) and last.lpar else (last,)
+    return last, (*written, f", {name}={value}")
 
 
 def scope_nodes(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:

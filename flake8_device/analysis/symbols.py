@@ -183,6 +183,36 @@ class Symbols:
                 best = candidate
         return best
 
+    def _host_making_functions(self, tree: ast.Module) -> list[str]:
+        """The file's top-level functions that return what a torch factory makes without ``device=``
+        (``return torch.zeros(shape).uniform_(0, 1) < p``): their calls make host tensors too."""
+        found = []
+        for statement in tree.body:
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Return) and node.value is not None and self._host_factory_root(node.value):
+                    found.append(statement.name)
+                    break
+        return found
+
+    def _host_factory_root(self, node: ast.expr) -> bool:
+        """Is ``node`` a chain of methods and comparisons on a factory call without ``device=``?"""
+        while True:
+            if isinstance(node, ast.Compare):
+                node = node.left
+            elif isinstance(node, ast.Call):
+                qualified = self.qualify_dotted(_ast_dotted(node.func))
+                if qualified in torch_api.TENSOR_FACTORIES:
+                    # (torch.tensor(n) of a number is a 0-dim tensor, which meets any device)
+                    scalar = qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor")
+                    return not scalar and not any(k.arg == "device" for k in node.keywords)
+                if not isinstance(node.func, ast.Attribute):
+                    return False
+                node = node.func.value
+            else:
+                return False
+
     def vocabulary(
         self, text: str, tree: ast.Module | None = None, project_functions: Sequence[str] = ()
     ) -> dict[str, str]:
@@ -225,6 +255,8 @@ class Symbols:
                     wrappers.append(name)
             elif target in torch_api.TENSOR_FACTORIES:
                 factories.append(name)
+        if tree is not None:
+            factories += [re.escape(name) for name in self._host_making_functions(tree)]
         if self._module_classes is None:
             self._module_classes = self._compute_module_classes()
         nested = {m.group(1) for m in _NESTED_CLASSES.finditer(text)} if "class" in text else set()
@@ -306,3 +338,14 @@ class Symbols:
             return True
         qualified = self.qualify(func)
         return qualified is not None and torch_api.is_nn_module_class(qualified)
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    """``torch.zeros`` of an ``ast`` name or attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])

@@ -206,7 +206,11 @@ class TensorCreatedWithoutDevice(Rule):
     meets the module's parameters (`self.emb(pos)`), or a partner bound only
     later, the fix uses the device of the function's first tensor input, which
     is where a model's inputs normally are but not guaranteed; that fix is
-    unsafe, and withheld when the input was rebound before that line.
+    unsafe, and withheld when the input was rebound before that line. Where a
+    plain helper of the file makes the tensor (`return torch.zeros(t.shape[:2])
+    < p`), the finding is at its call and the fix goes in the helper: its
+    factory gets `device=` of the helper's first tensor parameter, so each
+    call's result follows what that call passes (unsafe: every caller changes).
     """
 
     code = "DEV202"
@@ -218,9 +222,17 @@ class TensorCreatedWithoutDevice(Rule):
         "`{partner}` in {operation}{at}"
     )
 
+    helper_message = (
+        "`{helper}(...)` returns a tensor it makes on the CPU (`{inner}(...)`), which meets `{partner}` in "
+        "{operation}{at}"
+    )
+
     @classmethod
     def format_message(cls, fields: dict[str, Any]) -> str:
+        if fields.get("helper"):
+            return cls.helper_message.format(**fields)
         return (cls.distribution_message if fields.get("distribution") else cls.message).format(**fields)
+
     fix_title = "Create it with `device={device}`"
     fix_safety = FixSafety.SAFE
     # A factory without `device=`, or the samples of a distribution (built elsewhere, from numbers).
@@ -259,18 +271,75 @@ class TensorCreatedWithoutDevice(Rule):
             if qualified in torch_api.TENSOR_FACTORIES:
                 fix = self._fix(factory, qualified, event)
             elif self._makes_host_tensors(factory):
+                made = self._made_in_helper(factory)
+                if made is not None:
+                    self._report_helper(factory, event, *made)
+                    continue
                 fix = None  # a function of this file returns it: where to place it is the caller's choice
             else:
                 continue
             self._report(factory, event, fix)
 
-    def _report(self, factory: cst.Call, event: events.HostMeetsInput, fix: Fix | None, **fields: Any) -> None:
+    def _made_in_helper(self, call: cst.Call) -> tuple[cst.Call, str, str] | None:
+        """The factory (without ``device=``) at the root of the one value a helper of this file returns
+        (``torch.zeros(shape).uniform_(0, 1) < p``), the helper's first tensor parameter, which the
+        call gives (the tensor whose device the result should follow), and the helper's name."""
+        helper = self.ctx.flow.program.functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        if helper is None or not call.args:
+            return None
+        returns = [n for n in self.ctx.scope_nodes(helper) if isinstance(n, cst.Return)]
+        if len(returns) != 1 or returns[0].value is None:
+            return None
+        root: cst.BaseExpression = returns[0].value
+        qualified = None
+        while qualified not in torch_api.TENSOR_FACTORIES:
+            if isinstance(root, cst.Comparison):
+                root = root.left
+                continue
+            if not isinstance(root, cst.Call):
+                return None
+            qualified = self.ctx.symbols.qualify(root.func)
+            if qualified not in torch_api.TENSOR_FACTORIES:
+                if not isinstance(root.func, cst.Attribute):
+                    return None
+                root = root.func.value  # the receiver of a method: `.float()`, `.uniform_(0, 1)`
+        assert isinstance(root, cst.Call)
+        if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(root, "device") is not None:
+            return None
+        inputs = tensor_inputs(helper, self.ctx, skip_first=False, in_module=True)
+        positional = [p.name.value for p in (*helper.params.posonly_params, *helper.params.params)]
+        if not inputs or inputs[0] not in positional or positional.index(inputs[0]) >= len(call.args):
+            return None
+        if self.ctx.proof.rebound_since_entry(inputs[0], at=root):
+            return None
+        return root, inputs[0], helper.name.value
+
+    def _report_helper(
+        self, call: cst.Call, event: events.HostMeetsInput, inner: cst.Call, parameter: str, helper: str
+    ) -> None:
+        """At the call of a helper of this file that makes the tensor; the fix goes in the helper, where
+        the result is then made where the helper's tensor input is."""
+        device = f"{parameter}.device"
+        replaced, parts = patterns.keyword_added(inner, "device", device)
+        reason = f"each call's result then follows its `{parameter}`, which is where this call needs it"
+        fix = self.make_fix(ReplaceNode(replaced, *parts), safety=FixSafety.UNSAFE, reason=reason, device=device)
+        made = (inner.func, f"`{helper}` makes it here, without `device=`")
+        self._report(call, event, fix, extra=[made], helper=helper, inner=self.ctx.describe(inner.func))
+
+    def _report(
+        self,
+        factory: cst.Call,
+        event: events.HostMeetsInput,
+        fix: Fix | None,
+        extra: list[tuple[cst.CSTNode, str]] = [],  # noqa: B006 - never mutated
+        **fields: Any,
+    ) -> None:
         """At the factory (where `device=` goes), naming where its tensor meets the partner."""
         partner = self.ctx.describe(event.partner.expr)
         self.report(
             factory.func,
             fix=fix,
-            related=[(event.partner.expr, f"the tensor meets `{partner}` here, in {event.operation}")],
+            related=[*extra, (event.partner.expr, f"the tensor meets `{partner}` here, in {event.operation}")],
             factory=self.ctx.describe(factory.func),
             partner=partner,
             operation=event.operation,
