@@ -255,7 +255,7 @@ class Symbols:
                     wrappers.append(name)
             elif target in torch_api.TENSOR_FACTORIES:
                 factories.append(name)
-        if tree is not None:
+        if tree is not None and re.search(rf"\breturn\b[^\n]*\b(?:{factory_names})\s*\(", text):
             factories += [re.escape(name) for name in self._host_making_functions(tree)]
         if self._module_classes is None:
             self._module_classes = self._compute_module_classes()
