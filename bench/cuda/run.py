@@ -222,30 +222,24 @@ def _run_program(unit: dict[str, Any], device: Any) -> dict[str, str]:
 def _run_unit(unit: dict[str, Any], device: Any, pattern: re.Pattern[str]) -> dict[str, str]:
     if unit["function"] is None:
         return _run_program(unit, device)
-    path = ROOT / unit["path"]
-    folder = str(ROOT / unit["folder"]) if unit["folder"] else str(path.parent)
-    before = set(sys.modules)
-    sys.path.insert(0, folder)
-    try:
-        namespace = runpy.run_path(str(path), run_name="cuda_check")
-        if unit["driver"]:
-            runpy.run_path(str(ROOT / unit["driver"]), run_name="cuda_driver")["run"](namespace, device)
-        else:
-            namespace[unit["function"]](device)
-        if device.type == "cuda":
-            import torch
+    from cases import program_folder
 
-            torch.cuda.synchronize()
+    path = ROOT / unit["path"]
+    try:
+        with program_folder(str(ROOT / unit["folder"]) if unit["folder"] else str(path.parent)):
+            namespace = runpy.run_path(str(path), run_name="cuda_check")
+            if unit["driver"]:
+                runpy.run_path(str(ROOT / unit["driver"]), run_name="cuda_driver")["run"](namespace, device)
+            else:
+                namespace[unit["function"]](device)
+            if device.type == "cuda":
+                import torch
+
+                torch.cuda.synchronize()
     except Exception as error:  # noqa: BLE001 - the outcome is whatever the program raised
         text = f"{type(error).__name__}: {error}"
         outcome = "device-error" if pattern.search(text) else "error"
         return {"outcome": outcome, "message": " ".join(text.split())[:300]}
-    finally:
-        sys.path.remove(folder)
-        for name in set(sys.modules) - before:
-            module = sys.modules.get(name)
-            if getattr(module, "__file__", None) and str(module.__file__).startswith(folder):
-                del sys.modules[name]
     return {"outcome": "runs", "message": ""}
 
 

@@ -8,11 +8,13 @@ See README.md beside this file for the format.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -174,21 +176,29 @@ def run_meta(case: Case, which: str) -> str | None:
     files = case.side(which)
     entry = case.entry if which == "bad" else case.good_name(case.entry)
     path = files[entry]
-    folder = str(path.parent)
+    try:
+        with program_folder(str(path.parent)):
+            namespace = runpy.run_path(str(path), run_name=f"case_{which}")
+            namespace["run"](torch.device("meta"))
+    except Exception as error:  # noqa: BLE001 - the oracle reports whatever the program raised
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+@contextlib.contextmanager
+def program_folder(folder: str) -> Iterator[None]:
+    """``folder`` importable while a case runs, and its modules forgotten after (the bad and good
+    sides of a folder case have modules of the same names)."""
     before = set(sys.modules)
     sys.path.insert(0, folder)
     try:
-        namespace = runpy.run_path(str(path), run_name=f"case_{which}")
-        namespace["run"](torch.device("meta"))
-    except Exception as error:  # noqa: BLE001 - the oracle reports whatever the program raised
-        return f"{type(error).__name__}: {error}"
+        yield
     finally:
         sys.path.remove(folder)
         for name in set(sys.modules) - before:
             module = sys.modules.get(name)
             if getattr(module, "__file__", None) and str(module.__file__).startswith(folder):
                 del sys.modules[name]
-    return None
 
 
 def meta_problems(case: Case) -> list[str]:
