@@ -324,14 +324,14 @@ class TensorCreatedWithoutDevice(Rule):
         reason = f"each call's result then follows its `{parameter}`, which is where this call needs it"
         fix = self.make_fix(ReplaceNode(replaced, *parts), safety=FixSafety.UNSAFE, reason=reason, device=device)
         made = (inner.func, f"`{helper}` makes it here, without `device=`")
-        self._report(call, event, fix, extra=[made], helper=helper, inner=self.ctx.describe(inner.func))
+        self._report(call, event, fix, extra=(made,), helper=helper, inner=self.ctx.describe(inner.func))
 
     def _report(
         self,
         factory: cst.Call,
         event: events.HostMeetsInput,
         fix: Fix | None,
-        extra: list[tuple[cst.CSTNode, str]] = [],  # noqa: B006 - never mutated
+        extra: tuple[tuple[cst.CSTNode, str], ...] = (),
         **fields: Any,
     ) -> None:
         """At the factory (where `device=` goes), naming where its tensor meets the partner."""

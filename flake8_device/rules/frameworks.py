@@ -403,9 +403,9 @@ class WrappedModuleNotMoved(Rule):
     ## Fix safety
     Safe with a literal `device_ids` list: the module is moved to its first
     entry, the device the wrapper expects (shown only, where the list is given
-    under a condition: a move on every path would break the CPU job). Without `device_ids` the right GPU
-    is the process's own, which the code does not name; the fix is shown but
-    not applied.
+    under a condition: a move on every path would break the CPU job). Without
+    `device_ids` the right GPU is the process's own, which the code does not
+    name; the fix is shown but not applied.
     """
 
     code = "DEV504"
