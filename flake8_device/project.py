@@ -11,9 +11,8 @@ else (an installed package, a file too large, one that does not parse) is not re
 A module is parsed once per process and kept while its file is unchanged (size and time);
 its summaries are computed on demand, once per checked file that calls into it (within that
 file's budget, so that a file's findings never depend on the files checked before it).  Every
-lint says which modules it read and
-which candidates were absent (``reads``), so the CLI's cache can tell when an import changes
-what a file's findings would be.
+lint says which modules it read and which candidates were absent (``reads``), so the CLI's
+cache can tell when an import changes what a file's findings would be.
 """
 
 from __future__ import annotations

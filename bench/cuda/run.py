@@ -47,13 +47,9 @@ WORK = ROOT / "bench" / ".work" / "cuda"
 MANIFEST = WORK / "manifest.json"
 LAST_RUN = Path(__file__).resolve().parent / "last_run.json"
 CHILD_TIMEOUT_S = 300
-
-
-def _device_error() -> re.Pattern[str]:
-    sys.path.insert(0, str(ROOT / "bench" / "realworld"))
-    from cases import DEVICE_ERROR
-
-    return DEVICE_ERROR
+# The benchmark's cases and the tests' fixtures and adversarial suite (their loaders need no LibCST).
+sys.path[:0] = [str(ROOT / "bench" / "realworld"), str(ROOT / "tests")]
+from cases import DEVICE_ERROR, all_cases, lint, program_folder  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,7 +57,6 @@ def _device_error() -> re.Pattern[str]:
 
 
 def _fixture_units() -> list[dict[str, Any]]:
-    sys.path.insert(0, str(ROOT / "tests"))
     from fixture_support import Fixture, all_fixtures
 
     from flake8_device.config import AnalysisConfig
@@ -116,9 +111,6 @@ def _fix_copy(case: Any) -> tuple[Path, bool]:
 
 
 def _case_units() -> list[dict[str, Any]]:
-    sys.path.insert(0, str(ROOT / "bench" / "realworld"))
-    from cases import all_cases, lint
-
     units = []
     for case in all_cases():
         driver = case.folder / "cuda_driver.py"
@@ -161,7 +153,6 @@ def _case_units() -> list[dict[str, Any]]:
 
 def _adversarial_units() -> list[dict[str, Any]]:
     """Each program of the adversarial fix suite as written, after --fix and after --fix --unsafe-fixes."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from adversarial.harness import _as_program, fixed, load_cases
 
     folder = WORK / "adversarial"
@@ -212,18 +203,15 @@ def prepare(_args: argparse.Namespace) -> int:
 
 def _run_program(unit: dict[str, Any], device: Any) -> dict[str, str]:
     """An adversarial program, as the suite runs it (its emulation of NCCL and Lightning), on ``device``."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from adversarial.harness import execute as run_program
 
     outcome = run_program((ROOT / unit["path"]).read_text(encoding="utf-8"), device=str(device))
     return {"outcome": outcome.status, "message": outcome.detail}
 
 
-def _run_unit(unit: dict[str, Any], device: Any, pattern: re.Pattern[str]) -> dict[str, str]:
+def _run_unit(unit: dict[str, Any], device: Any) -> dict[str, str]:
     if unit["function"] is None:
         return _run_program(unit, device)
-    from cases import program_folder
-
     path = ROOT / unit["path"]
     try:
         with program_folder(str(ROOT / unit["folder"]) if unit["folder"] else str(path.parent)):
@@ -238,7 +226,7 @@ def _run_unit(unit: dict[str, Any], device: Any, pattern: re.Pattern[str]) -> di
                 torch.cuda.synchronize()
     except Exception as error:  # noqa: BLE001 - the outcome is whatever the program raised
         text = f"{type(error).__name__}: {error}"
-        outcome = "device-error" if pattern.search(text) else "error"
+        outcome = "device-error" if DEVICE_ERROR.search(text) else "error"
         return {"outcome": outcome, "message": " ".join(text.split())[:300]}
     return {"outcome": "runs", "message": ""}
 
@@ -247,14 +235,13 @@ def _child(args: argparse.Namespace) -> int:
     """One program's units, in this process (stdin: the units; stdout: their outcomes)."""
     import torch
 
-    pattern = _device_error()
     device = torch.device(args.device)
     outcomes = {}
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)
         for unit in json.load(sys.stdin):
             torch.manual_seed(0)
-            outcomes[unit["id"]] = _run_unit(unit, device, pattern)
+            outcomes[unit["id"]] = _run_unit(unit, device)
     sys.stdout.write("\n@@outcomes@@" + json.dumps(outcomes))
     return 0
 

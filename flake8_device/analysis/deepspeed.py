@@ -207,34 +207,6 @@ def _consumer(ctx: FileFacts, call: cst.Call) -> tuple[str, cst.BaseExpression, 
     return None
 
 
-def _binding(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """The literal a name is bound to once in this scope, and never changed (else None)."""
-    values: list[cst.BaseExpression] = []
-    for node in patterns.scope_nodes(scope):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    values.append(node.value)
-                elif isinstance(target.target, cst.Subscript) and patterns.root_name(target.target) == name:
-                    return None  # ``ds_config["zero_optimization"]["stage"] = 3``
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Name):
-            if node.target.value == name:
-                if isinstance(node, cst.AugAssign) or node.value is None:
-                    return None
-                values.append(node.value)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Subscript):
-            if patterns.root_name(node.target) == name:
-                return None
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value in ("update", "setdefault", "pop") and patterns.root_name(node.func.value) == name:
-                return None  # changed in place
-        elif isinstance(node, (cst.For, cst.With, cst.NamedExpr)):
-            target = getattr(node, "target", None)
-            if isinstance(target, cst.Name) and target.value == name:
-                return None
-    return values[0] if len(values) == 1 else None
-
-
 def configs_in_module(ctx: FileFacts) -> list[DeepSpeedConfigUse]:
     found: list[DeepSpeedConfigUse] = []
     seen: set[int] = set()
@@ -248,7 +220,7 @@ def configs_in_module(ctx: FileFacts) -> list[DeepSpeedConfigUse]:
             if consumer is not None:
                 qualified, argument, hugging_face = consumer
                 if isinstance(argument, cst.Name):
-                    bound = _binding(scope, argument.value)
+                    bound = patterns.single_binding(scope, argument.value)
                     argument = bound if bound is not None else argument
                 value = from_cst(argument)
                 if isinstance(value.value, ConfigObject) and id(argument) not in seen:

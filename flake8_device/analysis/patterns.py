@@ -254,6 +254,35 @@ def scope_nodes(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
             stack.extend(children(node))
 
 
+def single_binding(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value a name is bound to once in this scope (nested scopes aside), and never changed in
+    place (else None)."""
+    values: list[cst.BaseExpression] = []
+    for node in scope_nodes(scope):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(node.value)
+                elif isinstance(target.target, cst.Subscript) and root_name(target.target) == name:
+                    return None  # ``ds_config["zero_optimization"]["stage"] = 3``
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Name):
+            if node.target.value == name:
+                if isinstance(node, cst.AugAssign) or node.value is None:
+                    return None
+                values.append(node.value)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Subscript):
+            if root_name(node.target) == name:
+                return None
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ("update", "setdefault", "pop") and root_name(node.func.value) == name:
+                return None  # changed in place
+        elif isinstance(node, (cst.For, cst.With, cst.NamedExpr)):
+            target = getattr(node, "target", None)
+            if isinstance(target, cst.Name) and target.value == name:
+                return None
+    return values[0] if len(values) == 1 else None
+
+
 @dataclass(frozen=True)
 class AttributeAssignment:
     """``self.<attr> = value`` as a statement of a method's body."""

@@ -291,19 +291,18 @@ class TensorCreatedWithoutDevice(Rule):
         if len(returns) != 1 or returns[0].value is None:
             return None
         root: cst.BaseExpression = returns[0].value
-        qualified = None
-        while qualified not in torch_api.TENSOR_FACTORIES:
+        while True:
             if isinstance(root, cst.Comparison):
                 root = root.left
                 continue
             if not isinstance(root, cst.Call):
                 return None
             qualified = self.ctx.symbols.qualify(root.func)
-            if qualified not in torch_api.TENSOR_FACTORIES:
-                if not isinstance(root.func, cst.Attribute):
-                    return None
-                root = root.func.value  # the receiver of a method: `.float()`, `.uniform_(0, 1)`
-        assert isinstance(root, cst.Call)
+            if qualified in torch_api.TENSOR_FACTORIES:
+                break
+            if not isinstance(root.func, cst.Attribute):
+                return None
+            root = root.func.value  # the receiver of a method: `.float()`, `.uniform_(0, 1)`
         if qualified in torch_api.HOST_ONLY_FACTORIES or patterns.keyword(root, "device") is not None:
             return None
         inputs = tensor_inputs(helper, self.ctx, skip_first=False, in_module=True)

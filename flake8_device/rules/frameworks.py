@@ -459,14 +459,7 @@ class WrappedModuleNotMoved(Rule):
         once in the function is) ``[...] if condition else None``; else ``(ids, None)``."""
         choice = ids
         if isinstance(ids, cst.Name):
-            scope = self.ctx.module if function is None else function
-            values = [
-                node.value
-                for node in self.ctx.scope_nodes(scope)
-                if isinstance(node, cst.Assign)
-                and any(isinstance(t.target, cst.Name) and t.target.value == ids.value for t in node.targets)
-            ]
-            choice = values[0] if len(values) == 1 else None
+            choice = patterns.single_binding(self.ctx.module if function is None else function, ids.value)
         if (
             isinstance(choice, cst.IfExp)
             and isinstance(choice.body, (cst.List, cst.Tuple))

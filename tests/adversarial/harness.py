@@ -230,8 +230,11 @@ def _emulation() -> Iterator[None]:
     patch(parallel, "DistributedDataParallel", DistributedDataParallel)
     # Pinning a GPU, on a machine with one GPU (index 0): a literal index beyond it is refused.
 
+    def gpu_index(device: Any) -> Any:
+        return torch.device(device).index if isinstance(device, (str, torch.device)) else device
+
     def set_device(device: Any) -> None:
-        index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
+        index = gpu_index(device)
         if index is None:  # as CUDA: set_device("cuda") names no GPU
             raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
         if int(index) >= 1:
@@ -239,7 +242,7 @@ def _emulation() -> Iterator[None]:
 
     @contextlib.contextmanager
     def cuda_device(device: Any) -> Iterator[None]:
-        index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
+        index = gpu_index(device)
         if index is not None:  # the context manager, unlike set_device, takes CUDA without an index
             set_device(index)
         yield
