@@ -271,6 +271,7 @@ class Engine:
         self, module: cst.Module, sparse: SparseSource, scope: _FileScope, rules: Sequence[type[Rule]]
     ) -> LintResult:
         result = LintResult()
+        ctx: FileContext | None = None  # (none where every rule crashed)
         try:
             ctx = self._walk(module, sparse, scope, rules)
             reports = ctx.reports
@@ -284,11 +285,11 @@ class Engine:
                     result.internal_errors.append(f"{rule.code} ({rule.name}) skipped: too deeply nested")
                 except Exception as error:  # noqa: BLE001
                     result.internal_errors.append(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
-        flow = ctx.__dict__.get("flow")  # (a cached property: only where some rule asked for it)
+        flow = ctx.__dict__.get("flow") if ctx is not None else None  # (a cached property: where asked for)
         if flow is not None:
             result.analysis_cuts = [cut.describe() for cut in flow.cuts]
             result.project_reads = files_read(ctx)
-        if reports:
+        if reports and ctx is not None:
             try:
                 result.violations = self._violations(ctx, scope, reports)
             except RecursionError:

@@ -8,11 +8,13 @@ directory or the project's root: the nearest folder above holding ``.git``, ``.h
 ``pyproject.toml``, ``setup.cfg`` or ``setup.py``) and never outside the project; anything
 else (an installed package, a file too large, one that does not parse) is not read.
 
-A module is parsed once per process and kept while its file is unchanged (size and time);
-its summaries are computed on demand, once per checked file that calls into it (within that
-file's budget, so that a file's findings never depend on the files checked before it).  Every
-lint says which modules it read and which candidates were absent (``reads``), so the CLI's
-cache can tell when an import changes what a file's findings would be.
+A module is parsed once per process and kept while its file and the project files it read in
+turn are unchanged (size and time); so are the summaries of its functions, each made once, on
+demand, and paid for by every checked file that calls it (its steps are spent from that file's
+budget, so that a file's findings never depend on the files checked before it: see
+``ModuleSummaries`` in the device flow).  Every lint says which modules it read and which
+candidates were absent (``reads``), so the CLI's cache can tell when an import changes what a
+file's findings would be.
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class ProjectModule:
     text: str
     tree: ast.Module
     loader: ProjectModules
+    # What the analyses derived from it (see ``ProjectModule`` in flake8_device/analysis/facts.py).
+    derived: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def function_names(self) -> frozenset[str]:
@@ -167,7 +171,7 @@ class ProjectModules:
 
     def _read(self, path: str, state: FileState) -> ProjectModule | None:
         known = self._loaded.get(path)
-        if known is not None and known[0] == state:
+        if known is not None and known[0] == state and (known[1] is None or _unchanged(known[1])):
             self._loaded.move_to_end(path)
             return known[1]
         loaded = self._parse(path) if state is not None and state[0] <= MAX_BYTES else None
@@ -207,6 +211,12 @@ def project_functions(
             names = "|".join(re.escape(n) for n in sorted(defined))
             spellings.append(rf"{re.escape(local)}\.(?:{names})")
     return spellings, looked
+
+
+def _unchanged(module: ProjectModule) -> bool:
+    """Are the project files the module read in turn (for its summaries) as they were then?"""
+    facts = module.__dict__.get("facts")
+    return facts is None or all(file_state(path) == state for path, state in files_read(facts).items())
 
 
 def files_read(facts: Any) -> dict[str, FileState]:

@@ -244,6 +244,11 @@ def test_a_crashing_rule_does_not_stop_the_others() -> None:
     assert result.internal_errors == ["DEV997 (crashes) crashed: ValueError: boom"]
 
 
+def test_a_file_where_every_rule_crashes_says_so() -> None:
+    result = Engine([Crashes]).lint(BUG.replace("model", "value"))
+    assert result.violations == [] and result.internal_errors == ["DEV997 (crashes) crashed: ValueError: boom"]
+
+
 def test_import_insertion_goes_after_the_imports_once() -> None:
     text = '"""Doc."""\nfrom __future__ import annotations\nimport os\n\nx = 1\n'
     edit = import_insertion(LineIndex(text), "import torch")

@@ -447,3 +447,17 @@ def test_default_device_settings() -> None:
         (True, True, ("main",)),
         (False, False, ("main",)),
     ]
+
+
+def test_a_slice_assigned_into_a_list_is_no_crash() -> None:
+    """``items[1:3] = ...`` into a list built here (diffusers' regional prompting pipeline crashed
+    every flow rule with an AttributeError)."""
+    env = module_env(
+        """
+        import torch
+        items = [torch.zeros(2), torch.zeros(2), torch.zeros(2)]
+        for k in items:
+            items[0:2] = [torch.ones(2), torch.ones(2)]
+        """
+    )
+    assert env["items"].kind is Kind.CONTAINER

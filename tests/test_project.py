@@ -114,24 +114,48 @@ def test_a_file_alone_or_on_stdin_reads_no_other_module(project: Path) -> None:
     assert [v.code for v in engine.lint(ABSOLUTE, path=str(project / "script.py")).violations] == ["DEV204"] * 2
 
 
-def test_each_file_summarises_the_helpers_it_calls_itself(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file's work, and so its budget and its findings, never depends on the files checked before it
-    in the same process: the summaries of another module's functions are made for each file."""
+def test_a_summary_is_made_once_per_process_and_paid_for_by_every_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another module's summaries are kept for the whole process, and a file's work, so its budget
+    and its findings, never depends on the files checked before it: every file that calls a kept
+    summary spends the steps it took to make."""
+    from flake8_device.analysis.flow import FlowAnalysis
     from flake8_device.analysis.flow.interpreter import Interpreter
 
     summarised: list[str] = []
-    summarize = Interpreter.summarize
+    left: list[int] = []
+    summarize, run_all = Interpreter.summarize, FlowAnalysis._run
 
     def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         if self.function is not None:
             summarised.append(self.function.name.value)
         return summarize(self, *args, **kwargs)
 
+    def spent(self):  # type: ignore[no-untyped-def]
+        run_all(self)
+        left.append(self.budget.file_left)
+
     monkeypatch.setattr(Interpreter, "summarize", counted)
+    monkeypatch.setattr(FlowAnalysis, "_run", spent)
+    script = str(project / "script.py")
+    alone = Engine([r for r in all_rules() if r.default_enabled]).lint(ABSOLUTE, path=script)
+    assert summarised.count("make_mask") == 1
     engine = Engine([r for r in all_rules() if r.default_enabled])
     engine.lint(RELATIVE, path=str(project / "pkg" / "train.py"))
-    assert "make_mask" in summarised
     summarised.clear()
-    found = engine.lint(ABSOLUTE, path=str(project / "script.py"))
-    assert "make_mask" in summarised  # made again for this file, not taken from the one before
-    assert [v.code for v in found.violations] == ["DEV204"] * 2
+    found = engine.lint(ABSOLUTE, path=script)
+    assert "make_mask" not in summarised  # kept from the file before
+    assert found.violations == alone.violations
+    assert left[-1] == left[0]  # and paid for as if it had been made for this file
+
+
+def test_a_kept_module_is_read_again_when_a_module_it_imports_changes(project: Path) -> None:
+    helpers = "from .masks import make_mask\n\n\ndef mask_of(n):\n    return make_mask(n)\n"
+    write(project / "pkg" / "helpers.py", helpers)
+    write(project / "pkg" / "masks.py", HELPERS)
+    engine = Engine([r for r in all_rules() if r.default_enabled])
+    text = ABSOLUTE.replace("model(make_mask(4)), model(helpers.make_mask(4))", "model(helpers.mask_of(4))")
+    assert [v.code for v in engine.lint(text, path=str(project / "script.py")).violations] == ["DEV204"]
+    write(project / "pkg" / "masks.py", HELPERS.replace("torch.ones(n, n)", 'torch.ones(n, n, device="cuda")'))
+    assert [v.code for v in engine.lint(text, path=str(project / "script.py")).violations] == []

@@ -68,3 +68,7 @@ class ProjectModule(Protocol):
 
     @property
     def facts(self) -> Any: ...
+
+    # What the analyses derived from the module (its functions' summaries), kept with it while it
+    # and the modules it reads are unchanged.
+    derived: dict[str, Any]

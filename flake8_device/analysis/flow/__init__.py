@@ -73,9 +73,12 @@ __all__ = [
 class FlowAnalysis:
     """Runs the interpreter over every scope of a file once; rules read the events."""
 
-    def __init__(self, ctx: FileFacts, *, run: bool = True) -> None:
+    def __init__(
+        self, ctx: FileFacts, *, run: bool = True, budget: Budget | None = None, program: Program | None = None
+    ) -> None:
         """``run``: interpret every scope now (the checked file); False for a module another file
-        imports, whose summaries are made when its calls ask for them."""
+        imports, whose summaries are made when its calls ask for them (``ModuleSummaries``, with
+        the importing file's ``budget`` and the module's shared ``program``)."""
         self.ctx = ctx
         self.events: list[Event] = []
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
@@ -83,7 +86,7 @@ class FlowAnalysis:
         self._seen: set[tuple[type, int]] = set()
         # The scope each event was emitted in (see ``retract``).
         self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
-        self.program = Program(ctx.module)
+        self.program = program if program is not None else Program(ctx.module)
         # Each summary with the depth budget it was made with: a summary whose callees were cut off
         # by MAX_SUMMARY_DEPTH holds only for calls as deep (a shallower call makes it again).
         self._summaries: dict[tuple[cst.FunctionDef, bool, object], tuple[Summary | None, int]] = {}
@@ -100,12 +103,12 @@ class FlowAnalysis:
         # A function defined in another function: that function (whose names it reads as a closure).
         self.enclosing: dict[cst.FunctionDef, cst.FunctionDef] = {}
         # The work budget (see :mod:`.budget`), and the scopes whose facts it made unknown.
-        self.budget = Budget(_statement_count(ctx.module.body))
+        self.budget = budget if budget is not None else Budget(_statement_count(ctx.module.body))
         self.cuts: list[Cut] = []
         # The project's modules this file imports, by (level, name): read once (None: not the project's).
         self._modules: dict[tuple[int, str | None], ProjectModule | None] = {}
-        # Their device flow for this file (summaries made on demand, within this file's budget).
-        self._foreign: dict[tuple[int, str | None], FlowAnalysis] = {}
+        # The summaries of their functions this file has used (and paid for: see ``foreign_summary``).
+        self._foreign_used: dict[tuple[ModuleSummaries, cst.FunctionDef], Summary | None] = {}
         if run:
             self._run()
 
@@ -128,10 +131,10 @@ class FlowAnalysis:
         setting is global, and samplers draw when their loader is iterated, after any setup."""
         return next((s for s in self.ctx.default_devices if s.accelerator is True and not s.scoped), None)
 
-    def imported_function(self, func: cst.BaseExpression) -> tuple[FlowAnalysis, cst.FunctionDef] | None:
+    def imported_function(self, func: cst.BaseExpression) -> tuple[ModuleSummaries, cst.FunctionDef] | None:
         """The function of another module of the project that ``func`` names (``set_device`` after
         ``from utils import set_device``, ``utils.set_device`` after ``import utils``), with the
-        analysis that summarises it; None for anything else."""
+        module's summaries; None for anything else."""
         symbols = self.ctx.symbols
         if isinstance(func, cst.Name):
             found = symbols.from_imports.get(func.value)
@@ -149,21 +152,23 @@ class FlowAnalysis:
         if key not in self._modules:
             self._modules[key] = self.ctx.project_module(level, module)
         loaded = self._modules[key]
-        if loaded is None:
+        if loaded is None or name not in loaded.function_names:
             return None
-        if name not in loaded.function_names:
+        summaries = ModuleSummaries.of(loaded)
+        if summaries is None:
             return None
-        # An analysis of its own for this file over the module's shared parse: the summaries are
-        # made for this file, whatever files the process checked before (the same input always
-        # gives the same findings; a summary cut short by another file's budget is never reused).
-        analysis = self._foreign.get(key)
-        if analysis is None:
-            facts = loaded.facts
-            if facts is None:
-                return None
-            analysis = self._foreign[key] = FlowAnalysis(facts, run=False)
-        function = analysis.program.functions.get(name)
-        return (analysis, function) if function is not None else None
+        function = summaries.program.functions.get(name)
+        return (summaries, function) if function is not None else None
+
+    def foreign_summary(self, module: ModuleSummaries, function: cst.FunctionDef) -> Summary | None:
+        """The summary of another module's function.  This file pays for it once, at its first
+        call: the steps it took to make are spent from this file's budget whether it is made now
+        or was made for a file checked before (so a file's findings never depend on what the
+        process checked before it)."""
+        key = (module, function)
+        if key not in self._foreign_used:
+            self._foreign_used[key] = module.summary(function, self.budget)
+        return self._foreign_used[key]
 
     def optimizer_class(self, name: str) -> bool:
         """A class of this file that is an optimizer (``class Prodigy(torch.optim.Optimizer)``)."""
@@ -482,6 +487,60 @@ class FlowAnalysis:
         functions = self.ctx.functions
         lines = functions.first_lines(path) if path and functions is not None else []
         self.cuts.append(Cut(lines[0] if lines else 1, ".".join(path) or "<module>", reason))
+
+
+class ModuleSummaries:
+    """The summaries of one project module's functions, as the files that import it use them, kept
+    for the whole process while the module (and what it imports) is unchanged: the loader makes a
+    new ``ProjectModule`` otherwise (``flake8_device/project.py``), and this goes with the old one.
+
+    Each summary is made by an analysis of its own, from a fresh start, so it is the same whatever
+    was asked of the module before; it is kept with the steps it took, which every file that uses
+    it pays (``FlowAnalysis.foreign_summary``).  A summary made while a call cycle through the
+    modules was cut (``a.f`` calls ``b.g``, which calls ``a.f``) depends on where the cycle was
+    entered, and is not kept."""
+
+    _KEY = "flow"
+    # Cycles cut so far, process-wide: a summary made while this grew saw one.
+    _cycles_cut = 0
+
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+        self.program = Program(facts.module)
+        self._made: dict[cst.FunctionDef, tuple[Summary | None, int]] = {}
+        self._making: set[cst.FunctionDef] = set()
+
+    @classmethod
+    def of(cls, module: ProjectModule) -> ModuleSummaries | None:
+        """The module's summaries (made on first use; None where the module cannot be parsed)."""
+        found = module.derived.get(cls._KEY)
+        if found is None:
+            facts = module.facts
+            if facts is None:
+                return None
+            found = module.derived[cls._KEY] = cls(facts)
+        return found
+
+    def summary(self, function: cst.FunctionDef, budget: Budget) -> Summary | None:
+        """The summary of ``function``; its steps are spent from ``budget`` (made now or before)."""
+        made = self._made.get(function)
+        if made is not None:
+            budget.left -= made[1]
+            if budget.left < 0:
+                budget.exhausted()
+            return made[0]
+        if function in self._making:
+            ModuleSummaries._cycles_cut += 1
+            return None
+        left, cycles = budget.left, ModuleSummaries._cycles_cut
+        self._making.add(function)
+        try:
+            summary = FlowAnalysis(self.facts, run=False, budget=budget, program=self.program).summary(function)
+        finally:
+            self._making.discard(function)
+        if ModuleSummaries._cycles_cut == cycles:
+            self._made[function] = (summary, left - budget.left)
+        return summary
 
 
 def _offloaded(value: Value) -> bool:

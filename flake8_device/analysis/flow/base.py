@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from flake8_device.analysis.symbols import Symbols
 
 
+class ForeignModule(Protocol):
+    """The summaries of another module of the project (``ModuleSummaries``)."""
+
+    program: Program
+
+    def summary(self, function: cst.FunctionDef, budget: Budget) -> Summary | None: ...
+
+
 class FileAnalysis(Protocol):
     """What the interpreter asks of the analysis of the whole file (``FlowAnalysis``, which runs it):
     summaries of the file's functions, class attribute states, what callers pass, the events."""
@@ -55,7 +63,9 @@ class FileAnalysis(Protocol):
 
     def attribute_state(self, class_name: str) -> dict[str, Value]: ...
 
-    def imported_function(self, func: cst.BaseExpression) -> tuple[FileAnalysis, cst.FunctionDef] | None: ...
+    def imported_function(self, func: cst.BaseExpression) -> tuple[ForeignModule, cst.FunctionDef] | None: ...
+
+    def foreign_summary(self, module: ForeignModule, function: cst.FunctionDef) -> Summary | None: ...
 
     def held(
         self, class_name: str, attribute: str, value: Value, *, construction: bool, cache: bool = True
@@ -135,10 +145,10 @@ class InterpreterBase:
 
         def _attribute(self, node: cst.Attribute, base: Value | None = None) -> Value: ...
 
-        def _imported_callee(self, func: cst.BaseExpression) -> tuple[FileAnalysis, cst.FunctionDef] | None: ...
+        def _imported_callee(self, func: cst.BaseExpression) -> tuple[ForeignModule, cst.FunctionDef] | None: ...
 
         def _call_local(
-            self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: FileAnalysis | None = None
+            self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: ForeignModule | None = None
         ) -> Value: ...
 
         def _subscript(self, node: cst.Subscript) -> Value: ...

@@ -923,7 +923,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
             return
         assert path is not None
-        key = target.slice[0].slice.value if len(target.slice) == 1 else None  # type: ignore[attr-defined]
+        index = target.slice[0].slice if len(target.slice) == 1 else None
+        key = index.value if isinstance(index, cst.Index) else None  # (not ``d[a:b] = ...``)
         if isinstance(key, cst.Name) and container.keys and self.iterated_keys.get(key.value) == path:
             self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
             return

@@ -13,7 +13,7 @@ from dataclasses import replace
 import libcst as cst
 
 from flake8_device.analysis import patterns
-from flake8_device.analysis.flow.base import FileAnalysis, InterpreterBase
+from flake8_device.analysis.flow.base import ForeignModule, InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
@@ -65,7 +65,7 @@ class LocalCallsMixin(InterpreterBase):
             return None
         return (method, True) if method is not None and method is not self.function else None
 
-    def _imported_callee(self, func: cst.BaseExpression) -> tuple[FileAnalysis, cst.FunctionDef] | None:
+    def _imported_callee(self, func: cst.BaseExpression) -> tuple[ForeignModule, cst.FunctionDef] | None:
         """A function of another module of the project (see ``FlowAnalysis.imported_function``),
         unless a local name shadows the import."""
         name = func if isinstance(func, cst.Name) else func.value if isinstance(func, cst.Attribute) else None
@@ -74,7 +74,7 @@ class LocalCallsMixin(InterpreterBase):
         found = self.analysis.imported_function(func)
         if found is None:
             return None
-        summary = self._foreign_summary(*found)
+        summary = self.analysis.foreign_summary(*found)
         if summary is None:
             return None
         returned = leaves(summary.returns)
@@ -84,17 +84,8 @@ class LocalCallsMixin(InterpreterBase):
             return None
         return found
 
-    def _foreign_summary(self, source: FileAnalysis, function: cst.FunctionDef) -> Summary | None:
-        """The summary of another module's function; summarising it is work done for this file,
-        which pays for it."""
-        own, source.budget = source.budget, self.budget
-        try:
-            return source.summary(function)
-        finally:
-            source.budget = own
-
     def _call_local(
-        self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: FileAnalysis | None = None
+        self, node: cst.Call, function: cst.FunctionDef, bound: bool, *, source: ForeignModule | None = None
     ) -> Value:
         """A call of a function of this file or, from ``source``, of another module of the project."""
         if not node.args and not bound and source is None and self.discarded is node:
@@ -125,7 +116,7 @@ class LocalCallsMixin(InterpreterBase):
             self.analysis.record_context(function, context, record=self.record and not self.summary_mode)
             summary = self.analysis.summary(function, attributes=self._facts_of_self(function) if bound else None)
         else:
-            summary = self._foreign_summary(source, function)
+            summary = self.analysis.foreign_summary(source, function)
         if summary is None:
             return UNKNOWN
         self._apply_moves(node, summary, binding, values, texts)
