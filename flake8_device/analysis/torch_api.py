@@ -521,6 +521,7 @@ STATELESS_NN_MODULES: frozenset[str] = frozenset(
 )
 
 PARAMETER_CLASSES: frozenset[str] = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+BUFFER_CLASSES: frozenset[str] = frozenset({"torch.nn.Buffer", "torch.nn.parameter.Buffer"})
 
 # Base classes (besides torch.nn.Module) whose subclasses are modules.
 MODULE_BASES: frozenset[str] = frozenset(

@@ -307,6 +307,13 @@ class TensorAttributeNotRegistered(Rule):
             )
             how = "with `self.register_buffer(..., persistent=False)`"
             return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+        if any(leaf.registers is not False for leaf in leaves(store.value)):
+            reason = (
+                f"`{target}` is an `nn.Parameter` along some paths, which a buffer would stop training: "
+                "make it a parameter on every path, or register the plain tensor only"
+            )
+            how = "with `self.register_buffer(..., persistent=False)`"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
         proven = bool(values) and all(_buffer_value(v) for _, v in values)
         return self._fix(owner.node.name.value, assignment, tensors_stored=proven)
 

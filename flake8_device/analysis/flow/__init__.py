@@ -294,11 +294,13 @@ class FlowAnalysis:
     def _compute_attribute_state(self, class_name: str) -> dict[str, Value]:
         cut_off_outside, self._cut_off = self._cut_off, False
         stored: list[tuple[str, str, Value]] = []
+        methods: dict[str, cst.FunctionDef] = {}
         lineage = list(self.program.lineage(class_name))
         for entry in reversed(lineage):
             for name, method in entry.methods.items():
                 if not self.program.sets_attributes(method):
                     continue
+                methods[name] = method
                 summary = self.summary(method, seeded=False)
                 if summary is not None:
                     stored.extend((name, attribute, value) for attribute, value in summary.attributes.items())
@@ -314,9 +316,11 @@ class FlowAnalysis:
             else:
                 if _offloaded(value):
                     continue  # ``self.unet.to("cpu")`` after use: an offload, undone before the next
-                # A cache only the method filling it renews; state another method resets (an
-                # ``init_hidden``) lives as long as its owner decides.
-                cache = len(setters[attribute]) == 1
+                # A cache only the method filling it renews, and not at every call (it keeps what
+                # an earlier call left along some path); state another method resets (an
+                # ``init_hidden``), or one method sets anew at each call (a ``set_mask(context)``
+                # before each use), lives as long as its owner decides.
+                cache = len(setters[attribute]) == 1 and not _stored_at_every_call(methods[name], attribute)
                 values.append(self.held(class_name, attribute, value, construction=False, cache=cache))
         state = {attribute: union(values) for attribute, values in found.items()}
         # Kept unless it misses something: a method of the class being summarised meanwhile (it
@@ -387,6 +391,9 @@ class FlowAnalysis:
             # (Made by something in the file: a factory, a move, a torch function; arithmetic on the
             # construction's parameters is as often a number.)
             made = leaf.module is False and leaf.origin is not None
+            if leaf.registers is True:
+                # An ``nn.Parameter`` made elsewhere (a helper, a local name): registered by the store.
+                return Value(Kind.INPUT, module=False)
             if leaf.kind in kinds and made and tensorish(leaf) and not leaf.held:
                 if leaf.source is not None and leaf.kind is Kind.INPUT and leaf.module is False:
                     # A tensor made where an argument of that call was (a cache made from
@@ -541,6 +548,47 @@ class ModuleSummaries:
         if ModuleSummaries._cycles_cut == cycles:
             self._made[function] = (summary, left - budget.left)
         return summary
+
+
+def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:
+    """Does every call of ``method`` store ``self.<attribute>``: a plain assignment among the
+    statements of its body itself (not in a branch or a loop), with no ``return``, ``raise`` or
+    ``yield`` before it?"""
+    params = [*method.params.posonly_params, *method.params.params]
+    if not params:
+        return False
+    self_name = params[0].name.value
+    for statement in block_of(method.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(node, (cst.Return, cst.Raise, cst.Yield)) for node in _nodes_within(statement)):
+                return False
+            continue
+        for small in statement.body:
+            if isinstance(small, (cst.Return, cst.Raise)) or (
+                isinstance(small, cst.Expr) and isinstance(small.value, (cst.Yield, cst.Await))
+            ):
+                return False
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                if any(
+                    isinstance(t, cst.Attribute)
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == self_name
+                    and t.attr.value == attribute
+                    for t in targets
+                ):
+                    return True
+    return False
+
+
+def _nodes_within(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under ``node``, not entering nested functions, classes or lambdas."""
+    stack = list(children(node))
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(children(current))
 
 
 def _offloaded(value: Value) -> bool:

@@ -526,7 +526,9 @@ class CallsMixin(InterpreterBase):
                 return replace(arguments[0].value, origin=node, scalar=False, grad=False, batch=False)
             return UNKNOWN
         if qualified in torch_api.PARAMETER_CLASSES:
-            return replace(arguments[0].value, grad=True) if arguments else UNKNOWN
+            return replace(arguments[0].value, grad=True, registers=True) if arguments else UNKNOWN
+        if qualified in torch_api.BUFFER_CLASSES:
+            return replace(arguments[0].value, registers=True) if arguments else UNKNOWN
         if qualified in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
             return arguments[0].value if arguments else UNKNOWN  # a no-op wrapper since PyTorch 0.4
         if qualified in torch_api.GENERATOR_CLASSES:

@@ -80,6 +80,9 @@ class Value:
     scalar: bool = False
     # May require grad (a model output outside `torch.no_grad()`).
     grad: bool = False
+    # An ``nn.Parameter`` (or ``nn.Buffer``): kept in an attribute of a module, it is registered
+    # (None: along some of the paths joined here only).
+    registers: bool | None = False
     # Came from iterating a data loader (the whole batch, maybe a dict or a custom object).
     batch: bool = False
     # A model wrapped in DataParallel scatters CPU inputs itself.
@@ -415,6 +418,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             stateful=a.stateful or b.stateful,
             scalar=a.scalar or b.scalar,
             grad=a.grad or b.grad,
+            registers=a.registers if a.registers == b.registers else None,
             batch=a.batch and b.batch,
             scatters_inputs=a.scatters_inputs or b.scatters_inputs,
             transform=a.transform and b.transform,
