@@ -349,3 +349,30 @@ def test_a_forward_that_moves_part_of_its_input_takes_it_from_anywhere() -> None
                 model(batch)
         """
     assert event_types(body) == []
+
+
+def test_a_helper_converting_its_argument_follows_what_each_call_passes() -> None:
+    # UDOP's padding helper: `torch.tensor(seq)` only where `seq` is no tensor.  A device tensor
+    # stays on the device; a list is made on the host.
+    helper = """
+        def padded(seq, length):
+            if isinstance(seq, torch.Tensor):
+                n = seq.shape[0]
+            else:
+                n = len(seq)
+                seq = torch.tensor(seq)
+            if length > n:
+                seq = torch.cat([seq, torch.stack([torch.tensor(0.0)] * (length - n)).to(seq)], dim=0)
+            return seq[:length]
+        """
+    on_device = """
+        def stacked(patches, length):
+            patches = [p.cuda() for p in patches]
+            return torch.stack([padded(item, length) for item in patches])
+        """
+    assert event_types(helper + on_device) == []
+    from_a_list = """
+        def shifted(x, length):
+            return x.cuda() + padded([1.0, 2.0], length)
+        """
+    assert event_types(helper + from_a_list) == ["Mix"]

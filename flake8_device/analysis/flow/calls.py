@@ -507,6 +507,12 @@ class CallsMixin(InterpreterBase):
             if any(a.star == "**" for a in node.args):
                 return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
             given = arguments[0].value if arguments and node.args[0].keyword is None else None
+            data = node.args[0].value if given is not None and qualified in torch_api.DATA_CONVERSIONS else None
+            if self.summary_mode and isinstance(data, cst.Name) and data.value in self.parameters:
+                # Of a parameter (a list, a number, or a tensor that stays where it is): settled by
+                # what each caller passes (``substitute``).
+                scalar = patterns.maybe_zero_dim_factory(node, qualified)
+                return Value(Kind.HOST, module=False, origin=node, scalar=scalar, source=data.value, converted=True)
             if given is not None and qualified in torch_api.DATA_CONVERSIONS:
                 places = alternatives(given)
                 if places and all(tensorish(a) for a in places):

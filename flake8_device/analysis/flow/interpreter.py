@@ -1487,7 +1487,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         hosts = [
             (i, o)
             for i, o in places
-            if o.value.kind is Kind.HOST and o.value.condition is None and not self._known_not_empty(o)
+            if o.value.kind is Kind.HOST
+            and o.value.condition is None
+            and not o.value.converted  # (a parameter's data: the callers tell where it is)
+            and not self._known_not_empty(o)
         ]
         if not hosts:
             return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, bounded, union
+from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, alternatives, bounded, tensorish, union
 
 # Calls followed through summaries, one inside the other.
 MAX_SUMMARY_DEPTH = 3
@@ -94,6 +94,8 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
         argument = arguments.get(value.source)
         if argument is None:
             return UNKNOWN
+        if value.converted:
+            return union([_converted(value, a) for a in alternatives(argument)])
         if value.kind is Kind.INPUT:
             # What the function does to a parameter keeps it where it was (``x.float()``).
             return (
@@ -120,6 +122,17 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
     if value.kind is Kind.CONDITIONAL:
         return UNKNOWN  # chosen by a condition of the function's own
     return value
+
+
+def _converted(value: Value, argument: Value) -> Value:
+    """``torch.tensor(p)`` in a summary, for one place of the caller's argument: a tensor stays where
+    it is, a list or a number is made on the host (a list is never 0-dim), anything else is unknown."""
+    if tensorish(argument):
+        return replace(argument, module=False, origin=value.origin)
+    if argument.kind in (Kind.CONTAINER, Kind.NEUTRAL):
+        listed = argument.kind is Kind.CONTAINER
+        return replace(value, source=None, converted=False, scalar=value.scalar and not listed)
+    return UNKNOWN
 
 
 @dataclass(frozen=True)

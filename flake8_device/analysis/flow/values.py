@@ -126,6 +126,10 @@ class Value:
     # or one of the values the file's calls pass a parameter (``("output", "#1")``).  Values chosen
     # by different alternatives of one variable never meet (see ``compatible``).
     placed_by: tuple[str, str] | None = None
+    # Inside a function's summary: a host tensor that ``torch.tensor``/``torch.as_tensor`` made of the
+    # parameter ``source`` (a list, a number, or a tensor, which stays where it is): where the
+    # caller's argument is when that is a tensor, on the host otherwise (see ``substitute``).
+    converted: bool = False
     # A tensor kept in a plain (unregistered) attribute of a module of this file, as ``Class.attr``,
     # read where it was left by the construction or an earlier call: it stays where it was made
     # when the module moves, so meeting the module's inputs there is a bug (DEV102).
@@ -419,6 +423,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             scalar=a.scalar or b.scalar,
             grad=a.grad or b.grad,
             registers=a.registers if a.registers == b.registers else None,
+            converted=a.converted and b.converted,
             batch=a.batch and b.batch,
             scatters_inputs=a.scatters_inputs or b.scatters_inputs,
             transform=a.transform and b.transform,
@@ -612,6 +617,7 @@ def common_device(operands: Sequence[Valued]) -> Value:
         if Kind.INPUT in kinds and len(kinds) == 2 and kinds & {Kind.HOST, Kind.ACCEL}:
             kinds -= {Kind.INPUT}  # where the inputs are must be there too, or this path fails
         first = next(v for v in values if v.kind in kinds)
+        same_source = first.source not in (None, "*") and all(v.source == first.source for v in values)
         if len(kinds) != 1 or first.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             results.append(UNKNOWN)
             continue
@@ -627,7 +633,8 @@ def common_device(operands: Sequence[Valued]) -> Value:
                 guard=next((v.guard for v in values if v.guard), None),
                 placed_by=next((v.placed_by for v in values if v.placed_by), None),
                 # Computed from the caller's values (in a summary): several parameters are "*".
-                source="*" if any(v.source for v in values) else None,
+                source=first.source if same_source else "*" if any(v.source for v in values) else None,
+                converted=same_source and all(v.converted for v in values),
                 # Where a plain attribute is, along the paths where the others are there too.
                 held=first.held if all(v.held == first.held for v in values if v.kind is first.kind) else None,
             )
