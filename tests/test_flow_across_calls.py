@@ -376,3 +376,28 @@ def test_a_helper_converting_its_argument_follows_what_each_call_passes() -> Non
             return x.cuda() + padded([1.0, 2.0], length)
         """
     assert event_types(helper + from_a_list) == ["Mix"]
+
+
+def test_what_a_stateless_modules_method_computes_from_its_inputs_is_not_where_the_module_is() -> None:
+    # diffusers' Shap-E ray sampler: an `nn.Module` with no parameters, never moved; what `sample`
+    # computes from its two inputs is where they are, not on the host with the module.
+    body = """
+        class Sampler(nn.Module):
+            def sample(self, t0, t1, n):
+                ts = torch.linspace(0, 1, n).to(t0.device)
+                return t0 * (1.0 - ts) + t1 * ts
+
+        def render(rays, sampler):
+            rays = rays.cuda()
+            ts = sampler.sample(rays[..., :1], rays[..., 1:2], 4)
+            return rays * ts
+
+        render(torch.ones(2, 3), Sampler())
+        """
+    assert event_types(body) == []
+    # The same with a construction that keeps only a setting.
+    configured = body.replace(
+        "class Sampler(nn.Module):",
+        'class Sampler(nn.Module):\n            def __init__(self, mode="linear"):\n                self.mode = mode\n',
+    )
+    assert "self.mode" in configured and event_types(configured) == []

@@ -520,6 +520,19 @@ STATELESS_NN_MODULES: frozenset[str] = frozenset(
     )
 )
 
+# NumPy functions that convert their first argument (a tensor, or a list of tensors) to an array,
+# which fails for a tensor on an accelerator; and reductions that do so for a list only (given one
+# tensor, ``np.sum(t)`` calls the tensor's own ``sum`` instead).
+NUMPY_CONVERSIONS: frozenset[str] = frozenset(
+    f"numpy.{name}"
+    for name in (
+        "array asarray asanyarray ascontiguousarray concatenate stack vstack hstack dstack column_stack "
+        "percentile quantile median unique exp log abs sqrt isnan isfinite clip round"
+    ).split()
+)
+NUMPY_LIST_REDUCTIONS: frozenset[str] = frozenset(
+    f"numpy.{name}" for name in ("sum", "mean", "max", "min", "std", "var", "average", "prod")
+)
 PARAMETER_CLASSES: frozenset[str] = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 BUFFER_CLASSES: frozenset[str] = frozenset({"torch.nn.Buffer", "torch.nn.parameter.Buffer"})
 

@@ -637,10 +637,13 @@ class NumpyOnAccelerator(Rule):
     """`.numpy()` on a tensor that lives on the accelerator.
 
     ## What it does
-    Finds `.numpy()`, `np.asarray(t)` and `np.array(t)` applied to a tensor
-    that was moved to an accelerator (or is the output of a model there), and,
-    in a module's methods, to the output of the module's own layers with
-    parameters, which is wherever the module is.
+    Finds `.numpy()`, `np.asarray(t)`, `np.array(t)` and the NumPy functions
+    that convert what they are given (`np.concatenate`, `np.stack`,
+    `np.percentile`, `np.exp`, ...; `np.sum`, `np.mean` and the other
+    reductions over a list of tensors) applied to a tensor that was moved to
+    an accelerator (or is the output of a model there), and, in a module's
+    methods, to the output of the module's own layers with parameters, which
+    is wherever the module is.
 
     ## Why is this bad?
     NumPy arrays live in host memory: the call fails with `can't convert
@@ -685,7 +688,10 @@ class NumpyOnAccelerator(Rule):
     message = "`{tensor}` lives on {device}; NumPy needs it on the CPU"
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
-    markers = (r"\.numpy\s*\(|np\.as|np\.array|numpy\.as|numpy\.array",)
+    markers = (
+        r"\.numpy\s*\(|\b(?:np|numpy)\.(?:as\w*array|array|concatenate|\w?stack|percentile|quantile|median"
+        r"|unique|exp|log|abs|sqrt|isnan|isfinite|clip|round|sum|mean|max|min|std|var|average|prod)\b",
+    )
     file_markers = (marker.ACCELERATOR_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:

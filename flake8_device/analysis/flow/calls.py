@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import libcst as cst
@@ -98,11 +99,13 @@ class CallsMixin(InterpreterBase):
             self._check_collective(node, qualified, arguments)  # (written under its own name, not an alias)
         if name in self.ctx.config.move_functions:
             return self._helper_move(node, arguments)
-        if qualified in ("numpy.asarray", "numpy.array") and arguments:
-            first = arguments[0]
-            accel = self._on_device(first.value)
-            if accel is not None:
-                self._emit(NumpyOnAccel(node, Operand(first.expr, accel), node.func), node)
+        if arguments and (
+            qualified in torch_api.NUMPY_CONVERSIONS
+            or (qualified in torch_api.NUMPY_LIST_REDUCTIONS and arguments[0].value.kind is Kind.CONTAINER)
+        ):
+            first = _element_on_device(arguments[0], self._on_device, self._named_value)
+            if first is not None:
+                self._emit(NumpyOnAccel(node, first, node.func), node)
             return NEUTRAL
         if qualified is not None:
             known = self._torch_call(node, qualified, arguments)
@@ -149,6 +152,19 @@ class CallsMixin(InterpreterBase):
                 # the parameters are, unless it is given a device to put it on).
                 self._optimizer_state_loaded(node, argument.expr, argument.value)
         return self._call_value(node, callee, arguments, name)
+
+    def _named_value(self, node: cst.BaseExpression) -> Value | None:
+        """What a name or an attribute path holds here (None for other expressions)."""
+        path = path_of(node)
+        return self.state.env.get(path) if path is not None else None
+
+    def _passed_in(self, func: cst.BaseExpression) -> bool:
+        """``func`` names a parameter of the running function (``model`` in ``evaluate(model, ...)``)."""
+        function = self.function
+        if function is None or not isinstance(func, cst.Name):
+            return False
+        params = function.params
+        return any(p.name.value == func.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
     def _builtin(self, name: str) -> bool:
         """``name`` is Python's own here: not bound in this scope, imported, or defined in the file."""
@@ -214,6 +230,20 @@ class CallsMixin(InterpreterBase):
                 return Value(Kind.CONDITIONAL, module=False, condition=callee.condition, device=callee.device)
         if callee.module is not True and returned is not None:
             return returned.value  # an instance of a class of this file, called
+        if callee.module is None and callee.kind in (Kind.UNKNOWN, Kind.INPUT) and self._passed_in(node.func):
+            # A model (or function) the caller passes, called with accelerator tensors only: its
+            # output is made there (a module whose parameters are elsewhere fails instead).
+            placed = _all_on_accelerator(arguments)
+            if placed is not None:
+                return Value(
+                    Kind.ACCEL,
+                    device=placed.device,
+                    move=placed.move,
+                    module=False,
+                    origin=placed.origin,  # (where its inputs were placed: what a fix copies)
+                    grad=self.no_grad == 0,
+                    condition=placed.condition,
+                )
         if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             return UNKNOWN
         accepts = returned.accepts if returned is not None else frozenset()
@@ -771,3 +801,31 @@ class CallsMixin(InterpreterBase):
         for argument in node.args:
             self._eval(argument.value)
         return Value(Kind.UNKNOWN, instance_of=name, origin=node)
+
+
+def _all_on_accelerator(arguments: list[Operand]) -> Value | None:
+    """The one accelerator place of every tensor among the arguments, along every path, where each
+    other argument is known to be no tensor (a number, a string); None otherwise."""
+    places = [leaf for a in arguments for leaf in leaves(a.value) if leaf.kind is not Kind.NEUTRAL]
+    if not places or any(p.kind is not Kind.ACCEL or not tensorish(p) or p.scalar for p in places):
+        return None
+    first = places[0]
+    same = all(p.device == first.device and p.condition == first.condition for p in places)
+    return first if same else None
+
+
+def _element_on_device(
+    argument: Operand, on_device: Callable[[Value], Value | None], named: Callable[[cst.BaseExpression], Value | None]
+) -> Operand | None:
+    """The tensor of ``argument`` that NumPy cannot take, with its place: a name (or attribute)
+    written in a list or tuple (``np.stack([a, b])``: ``b``), else the argument itself."""
+    found = on_device(argument.value)
+    if found is None:
+        return None
+    if isinstance(argument.expr, (cst.List, cst.Tuple)):
+        for element in argument.expr.elements:
+            held = named(element.value) if not isinstance(element, cst.StarredElement) else None
+            placed = on_device(held) if held is not None else None
+            if placed is not None:
+                return Operand(element.value, placed)
+    return Operand(argument.expr, found)

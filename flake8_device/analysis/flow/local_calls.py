@@ -17,7 +17,7 @@ from flake8_device.analysis.flow.base import ForeignModule, InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
-from flake8_device.analysis.flow.syntax import is_classmethod, is_static, path_of
+from flake8_device.analysis.flow.syntax import block_of, is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
     bounded,
@@ -346,6 +346,8 @@ class LocalCallsMixin(InterpreterBase):
         with no parameters or buffers of its own runs anywhere; one that builds layers is on the CPU
         until it is moved (or moves itself in ``__init__``)."""
         built = self._new_module(node, stateful=True)
+        if summary is None and built.kind is Kind.HOST and self._plain_module_class(name):
+            return replace(built, stateful=False)  # no ``__init__``, no state: it runs anywhere
         if summary is None or built.kind is not Kind.HOST:
             return built
         if summary.placed is not None and summary.placed.kind is Kind.ACCEL:
@@ -385,6 +387,29 @@ class LocalCallsMixin(InterpreterBase):
                 return Value(Kind.UNKNOWN, module=True, origin=node)
         return built
 
+    def _plain_module_class(self, name: str) -> bool:
+        """A module class of this file with no ``__init__`` and no class-level layers, whose bases
+        (of this file or ``nn.Module`` itself) add none: nothing of its own to place."""
+        program = self.analysis.program
+        if program.method(name, "__init__") is not None:
+            return False
+        for entry in program.lineage(name):
+            info = self.ctx.classes.get(entry.node.name.value)
+            if info is None or info.buffers or info.parameters:
+                return False
+            for base in entry.bases:
+                local = base.rsplit(".", 1)[-1] in program.classes
+                if not local and self.symbols.qualify_dotted(base) != "torch.nn.Module":
+                    return False
+            if any(
+                isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign))
+                for line in block_of(entry.node.body)
+                if isinstance(line, cst.SimpleStatementLine)
+                for small in line.body
+            ):
+                return False  # (class-level assignments: a layer kept on the class is not looked into)
+        return True
+
     def _instance_attribute(self, instance: Value, name: str) -> Value | None:
         """``obj.name`` of an instance of a class of this file."""
         held = dict(instance.attributes).get(name)
@@ -418,7 +443,9 @@ class LocalCallsMixin(InterpreterBase):
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
         if name not in ("forward", "__call__"):
             self._check_state_meets(node, base, instance, summary, binding, values)
-        here = instance if instance.module is True else None
+        # (A module with no state of its own, like a sampler, is nowhere: what its method computes
+        # from several of its inputs is where they are, which the summary does not follow.)
+        here = instance if instance.module is True and instance.stateful else None
         rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
         if summary.attributes:
             changed = dict(instance.attributes)
