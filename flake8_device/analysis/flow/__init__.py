@@ -560,7 +560,7 @@ def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:
     self_name = params[0].name.value
     for statement in block_of(method.body):
         if not isinstance(statement, cst.SimpleStatementLine):
-            if any(isinstance(node, (cst.Return, cst.Raise, cst.Yield)) for node in _nodes_within(statement)):
+            if any(isinstance(node, (cst.Return, cst.Raise, cst.Yield)) for node in patterns.scope_nodes(statement)):
                 return False
             continue
         for small in statement.body:
@@ -579,16 +579,6 @@ def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:
                 ):
                     return True
     return False
-
-
-def _nodes_within(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node under ``node``, not entering nested functions, classes or lambdas."""
-    stack = list(children(node))
-    while stack:
-        current = stack.pop()
-        yield current
-        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(children(current))
 
 
 def _offloaded(value: Value) -> bool:
