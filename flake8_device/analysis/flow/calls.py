@@ -111,6 +111,10 @@ class CallsMixin(InterpreterBase):
             known = self._torch_call(node, qualified, arguments)
             if known is not None:
                 return known
+        if (qualified or "").startswith("math.") or (
+            isinstance(func, cst.Name) and name in _NUMBER_BUILTINS and self._builtin(name)
+        ):
+            return NEUTRAL  # ``math.sqrt(d // h)``, ``len(batch)``, ``float(loss)``: a number
         if isinstance(func, cst.Name) and name in ("iter", "next") and node.args and self._builtin(name):
             if name == "iter":
                 return arguments[0].value
@@ -801,6 +805,10 @@ class CallsMixin(InterpreterBase):
         for argument in node.args:
             self._eval(argument.value)
         return Value(Kind.UNKNOWN, instance_of=name, origin=node)
+
+
+# Python's own functions that always give a number (or a string): never a tensor.
+_NUMBER_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "hash", "id", "ord"})
 
 
 def _all_on_accelerator(arguments: list[Operand]) -> Value | None:
