@@ -84,6 +84,7 @@ class FlowAnalysis:
         # What each scope (the module, or a function) knew at its end: for tests and debugging.
         self.final_env: dict[cst.CSTNode, dict[str, Value]] = {}
         self._seen: set[tuple[type, int]] = set()
+        self._keys: list[cst.CSTNode] = []
         # The scope each event was emitted in (see ``retract``).
         self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
         self.program = program if program is not None else Program(ctx.module)
@@ -219,6 +220,9 @@ class FlowAnalysis:
         key = (type(event), id(key_node))
         if key not in self._seen:
             self._seen.add(key)
+            # (The node is kept: an ``id`` is only unique while its object lives, and a node of another
+            # module's parse may otherwise be freed and its ``id`` given to a node met later.)
+            self._keys.append(key_node)
             self.events.append(event)
             self._emitted_in[key] = function
 
