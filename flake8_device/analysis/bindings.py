@@ -41,6 +41,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
+from flake8_device.analysis.symbols import ast_dotted_name
+
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__builtins__"}
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -916,21 +918,10 @@ class FileBindings:
             if isinstance(sub, ast.Name):
                 (reads if isinstance(sub.ctx, ast.Load) else writes).add(sub.id)
             elif isinstance(sub, ast.Attribute):
-                dotted = _dotted(sub)
+                dotted = ast_dotted_name(sub)
                 if dotted is not None and isinstance(sub.ctx, ast.Store):
                     writes.add(dotted)
         return reads, writes
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _self_calls(facts: ScopeFacts) -> set[str]:

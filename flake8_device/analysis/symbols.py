@@ -202,7 +202,7 @@ class Symbols:
             if isinstance(node, ast.Compare):
                 node = node.left
             elif isinstance(node, ast.Call):
-                qualified = self.qualify_dotted(_ast_dotted(node.func))
+                qualified = self.qualify_dotted(ast_dotted_name(node.func))
                 if qualified in torch_api.TENSOR_FACTORIES:
                     # (torch.tensor(n) of a number is a 0-dim tensor, which meets any device)
                     scalar = qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor")
@@ -338,14 +338,3 @@ class Symbols:
             return True
         qualified = self.qualify(func)
         return qualified is not None and torch_api.is_nn_module_class(qualified)
-
-
-def _ast_dotted(node: ast.expr) -> str | None:
-    """``torch.zeros`` of an ``ast`` name or attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])

@@ -558,11 +558,10 @@ def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:
     """Does every call of ``method`` store ``self.<attribute>``: a plain assignment among the
     statements of its body itself (not in a branch or a loop), with no ``return``, ``raise`` or
     ``yield`` before it?"""
-    params = [*method.params.posonly_params, *method.params.params]
-    if not params:
+    self_name = patterns.first_param_name(method)
+    if self_name is None:
         return False
-    self_name = params[0].name.value
-    for statement in block_of(method.body):
+    for statement in patterns.body_statements(method):
         if not isinstance(statement, cst.SimpleStatementLine):
             if any(isinstance(node, (cst.Return, cst.Raise, cst.Yield)) for node in patterns.scope_nodes(statement)):
                 return False
@@ -572,16 +571,13 @@ def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:
                 isinstance(small, cst.Expr) and isinstance(small.value, (cst.Yield, cst.Await))
             ):
                 return False
-            if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                if any(
-                    isinstance(t, cst.Attribute)
-                    and isinstance(t.value, cst.Name)
-                    and t.value.value == self_name
-                    and t.attr.value == attribute
-                    for t in targets
-                ):
-                    return True
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target] if isinstance(small, cst.AnnAssign) else []
+            )
+            if any(patterns.self_attribute(t, self_name) == attribute for t in targets):
+                return True
     return False
 
 

@@ -170,9 +170,6 @@ def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatemen
     return found
 
 
-_LIKE_FACTORY = re.compile(r"torch\.(?:zeros|ones|empty|full|rand|randn|randint)_like")
-
-
 def _value_path(node: cst.BaseExpression) -> str | None:
     """The variable an expression reads without moving it: ``freqs`` for ``freqs.cos()``,
     ``freqs.float()`` or ``torch.ones_like(freqs)``, ``self.table`` for ``self.table.sum(0)``; None
@@ -180,7 +177,7 @@ def _value_path(node: cst.BaseExpression) -> str | None:
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         if node.func.attr.value in ("to", "cuda", "cpu", "type", "type_as", "new_tensor", "new_zeros", "new_ones"):
             return None
-        if _LIKE_FACTORY.fullmatch(dotted_name(node.func) or ""):
+        if dotted_name(node.func) in torch_api.LIKE_FACTORIES:
             # ``torch.ones_like(freqs)`` is made where ``freqs`` is, path by path.
             if not node.args or node.args[0].keyword is not None or patterns.keyword(node, "device") is not None:
                 return None
