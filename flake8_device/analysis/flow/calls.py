@@ -461,9 +461,11 @@ class CallsMixin(InterpreterBase):
                     "amax",
                     "amin",
                 ) or (method in ("argmax", "argmin") and not node.args)
+                # (a 0-dim tensor given a dimension is no longer 0-dim: it meets tensors elsewhere)
+                grows = method in _SHAPE_GROWING_METHODS
                 return replace(
                     receiver,
-                    scalar=receiver.scalar or reduces,
+                    scalar=(receiver.scalar and not grows) or reduces,
                     grad=receiver.grad and method not in ("detach",),
                     batch=False,
                 )
@@ -806,6 +808,11 @@ class CallsMixin(InterpreterBase):
             self._eval(argument.value)
         return Value(Kind.UNKNOWN, instance_of=name, origin=node)
 
+
+# Tensor methods that give a 0-dim tensor dimensions (``t.unsqueeze(0)``, ``t.view(1)``).
+_SHAPE_GROWING_METHODS = frozenset(
+    {"unsqueeze", "view", "reshape", "expand", "repeat", "flatten", "expand_as", "view_as", "reshape_as"}
+)
 
 # Python's own functions that always give a number (or a string): never a tensor.
 _NUMBER_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "hash", "id", "ord"})

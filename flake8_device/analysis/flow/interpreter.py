@@ -65,6 +65,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     alternatives,
     carries_tensor,
+    chosen_by,
     compatible,
     container_of,
     element_of,
@@ -216,7 +217,7 @@ def _chosen_by(name: str, value: Value) -> Value:
     if value.kind is not Kind.MAYBE:
         return value
     tagged = tuple(
-        a if a.placed_by is not None or a.kind is Kind.UNKNOWN else replace(a, placed_by=(name, f"#{i}"))
+        a if a.kind is Kind.UNKNOWN else replace(a, placed_by=chosen_by(a.placed_by, ((name, f"#{i}"),)))
         for i, a in enumerate(value.alternatives)
     )
     return replace(value, alternatives=tagged)
@@ -1450,7 +1451,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 grad=a.grad or b.grad,
                 source=_combined_source(a, b),
                 guard=a.guard or b.guard,
-                placed_by=a.placed_by or b.placed_by,
+                placed_by=chosen_by(a.placed_by, b.placed_by),
                 held=a.held if a.held == b.held else None,
             )
         for concrete, parameter in ((a, b), (b, a)):
@@ -1501,6 +1502,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         ]
         if not hosts:
             return
+        # A fresh host tensor before one a plain attribute held from an earlier call (that one is
+        # ``_meet_held``'s finding, reported where the attribute is stored).
+        hosts.sort(key=lambda place: place[1].value.held is not None)
         # The function's inputs first: a tensor made without `device=` where the inputs are is the more
         # telling finding (and has a fix), even where the calls in the file pass device tensors.
         for wanted in (Kind.INPUT, Kind.ACCEL):

@@ -18,6 +18,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     alternatives,
     carries_tensor,
+    chosen_by,
     union,
 )
 from flake8_device.analysis.symbols import dotted_name
@@ -173,6 +174,12 @@ class PlacementMixin(InterpreterBase):
             if self.self_name is not None and owner_name == self.self_name and self.in_module_class:
                 # The module's own device (Lightning's `self.device`): where its inputs live.
                 return Value(Kind.INPUT, origin=origin, module=module)
+            if self.self_name is not None and owner_name == self.self_name and self.owner is not None:
+                held = self.analysis.program.device_property(self.owner.name.value)
+                if held is not None:
+                    # A ``device`` property that returns where one of its tensors is.
+                    found = self.state.env.get(f"{self.self_name}.{held}")
+                    return self._same_device(found, origin, module) if found is not None else None
             same = self._value_of(owner)
             if carries_tensor(same) and same.kind is not Kind.CONTAINER:
                 return self._same_device(same, origin, module)
@@ -226,7 +233,7 @@ class PlacementMixin(InterpreterBase):
             literal = alternative.constant
             if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
                 placed.append(
-                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=(text, "host"))
+                    Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=((text, "host"),))
                 )
             elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
                 literal is None and DEVICE_NAME.search(text)
@@ -238,7 +245,7 @@ class PlacementMixin(InterpreterBase):
                         origin=origin,
                         module=module,
                         guard=alternative.guard,
-                        placed_by=(text, "accel"),
+                        placed_by=((text, "accel"),),
                     )
                 )
             else:
@@ -247,6 +254,18 @@ class PlacementMixin(InterpreterBase):
 
     @staticmethod
     def _same_device(same: Value, origin: cst.Call, module: bool | None) -> Value:
+        if same.kind is Kind.MAYBE:
+            # Placed where ``x`` is, path by path: two values placed by one ``x.device`` never
+            # meet across its alternatives (``torch.arange(n, device=x.device) - mean`` where
+            # ``mean`` was made with ``device=x.device`` too).
+            which = "|".join(str(id(a.origin)) for a in same.alternatives)
+            same = replace(
+                same,
+                alternatives=tuple(
+                    replace(a, placed_by=chosen_by(a.placed_by, ((which, f"#{i}"),)))
+                    for i, a in enumerate(same.alternatives)
+                ),
+            )
         return replace(
             same,
             origin=same.origin if same.kind is Kind.HOST else origin,

@@ -70,6 +70,27 @@ class Program:
             yield entry
             todo.extend((base, depth + 1) for base in entry.bases)
 
+    def device_property(self, class_name: str) -> str | None:
+        """The attribute whose device a ``device`` property returns (``return self.audio.device``)
+        for instances of ``class_name``: defined in the class, a base, or (for a mixin) a class of
+        this file built on it; None where no such property is found."""
+        users = [e for e in self.classes.values() if class_name in (b.rsplit(".", 1)[-1] for b in e.bases)]
+        for entry in [*self.lineage(class_name), *users]:
+            method = entry.methods.get("device")
+            if method is None or not any(dotted_name(d.decorator) == "property" for d in method.decorators):
+                continue
+            body = block_of(method.body)
+            if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+                return None
+            returned = body[0].body[0]
+            if not isinstance(returned, cst.Return) or not isinstance(returned.value, cst.Attribute):
+                return None
+            held = returned.value.value
+            if returned.value.attr.value != "device" or not isinstance(held, cst.Attribute):
+                return None
+            return held.attr.value if isinstance(held.value, cst.Name) else None
+        return None
+
     def unknown_base(self, class_name: str) -> bool:
         """Whether ``class_name`` (or a base in this file) derives from a class defined elsewhere
         (``object`` and the typing helpers aside): what that base does is not known here."""

@@ -121,11 +121,12 @@ class Value:
     # An alternative of a MAYBE value: the branch condition (as text) of the path it came from, so
     # that a later test of the same condition keeps only the alternatives of its own paths.
     guard: str | None = None
-    # An alternative that one alternative of a variable chose, as ``(variable, which)``: placed by a
+    # The alternatives of variables that chose this one, as ``(variable, which)`` pairs: placed by a
     # device variable that is "cpu" for some callers (``("device", "host")`` for ``x.to(device)``),
-    # or one of the values the file's calls pass a parameter (``("output", "#1")``).  Values chosen
-    # by different alternatives of one variable never meet (see ``compatible``).
-    placed_by: tuple[str, str] | None = None
+    # one of the values the file's calls pass a parameter (``("output", "#1")``), or placed where
+    # one alternative of a tensor is (``device=x.device``).  Values chosen by different
+    # alternatives of one variable never meet (see ``compatible``).
+    placed_by: tuple[tuple[str, str], ...] = ()
     # Inside a function's summary: a host tensor that ``torch.tensor``/``torch.as_tensor`` made of the
     # parameter ``source`` (a list, a number, or a tensor, which stays where it is): where the
     # caller's argument is when that is a tensor, on the host otherwise (see ``substitute``).
@@ -154,6 +155,9 @@ MAX_ATTRIBUTES = 32
 # ... and a value holds at most this many values in all (alternatives, elements, attributes): a
 # larger one is unknown.  (Joins and comparisons cost the size of their values.)
 MAX_SIZE = 96
+# An alternative remembers at most this many of the choices that made it (see ``placed_by``); the
+# ones beyond are forgotten, which only lets it meet more.
+MAX_CHOICES = 8
 # Kinds an alternative may have (the others say nothing a rule could use).
 _PLACES = (Kind.HOST, Kind.ACCEL, Kind.INPUT, Kind.LOADER, Kind.NEUTRAL, Kind.CONTAINER)
 
@@ -274,10 +278,20 @@ def leaves(value: Value, *, containers: bool = True) -> tuple[Value, ...]:
 
 def guarded(value: Value, guard: str) -> Value:
     """``value`` as it is along the paths where ``guard`` holds (alternatives already guarded keep
-    their own, nearer condition)."""
+    their own, nearer condition).  Each alternative also remembers the arm it came from among its
+    choices (see ``placed_by``): what two variables were given in different arms of one ``if``
+    never meets (``if mps: out = out.cpu(); target = target.cpu()``)."""
+    test = "if " + min(guard, negate(guard))
+
+    def mark(alternative: Value) -> Value:
+        placed = alternative.placed_by
+        if not any(variable == test for variable, _ in placed):
+            placed = chosen_by(placed, ((test, guard),))
+        return replace(alternative, guard=alternative.guard or guard, placed_by=placed)
+
     if value.kind is Kind.MAYBE:
-        return replace(value, alternatives=tuple(a if a.guard else replace(a, guard=guard) for a in value.alternatives))
-    return value if value.guard else replace(value, guard=guard)
+        return replace(value, alternatives=tuple(mark(a) for a in value.alternatives))
+    return mark(value)
 
 
 def assuming(value: Value, condition: str) -> Value:
@@ -291,9 +305,18 @@ def assuming(value: Value, condition: str) -> Value:
 
 def compatible(a: Value, b: Value) -> bool:
     """Whether two alternatives can hold on one path (not from the two arms of one test)."""
-    return not (a.guard and b.guard and a.guard == negate(b.guard)) and not (
-        a.placed_by and b.placed_by and a.placed_by[0] == b.placed_by[0] and a.placed_by[1] != b.placed_by[1]
-    )
+    if a.guard and b.guard and a.guard == negate(b.guard):
+        return False
+    if not a.placed_by or not b.placed_by:
+        return True
+    chosen = dict(a.placed_by)
+    return all(chosen.get(variable, which) == which for variable, which in b.placed_by)
+
+
+def chosen_by(*choices: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The choices of a value computed from values that made ``choices`` (it holds on their paths)."""
+    merged = {pair for pairs in choices for pair in pairs}
+    return tuple(sorted(merged)[:MAX_CHOICES])
 
 
 def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -438,7 +461,7 @@ def _join_same_kind(a: Value, b: Value) -> Value:
             class_name=a.class_name if a.class_name == b.class_name else None,
             attributes=a.attributes if a.attributes == b.attributes else (),
             guard=a.guard if a.guard == b.guard else None,
-            placed_by=a.placed_by if a.placed_by == b.placed_by else None,
+            placed_by=tuple(sorted(set(a.placed_by) & set(b.placed_by))),
             held=a.held if a.held == b.held else None,
         )
     return UNKNOWN
@@ -482,9 +505,12 @@ def keyed_dict(keys: Sequence[str], values: Sequence[Value]) -> Value:
 
 
 def item_at(container: Value, key: str | None) -> Value | None:
-    """``d["k"]`` of a dict built with string keys; None when the key is not known to be there."""
-    if key is None or not container.keys or key not in container.keys:
+    """``d["k"]`` of a dict built with string keys; None for another key or container.  A key the
+    dict was not given here is unknown (code elsewhere added it), never another key's value."""
+    if key is None or not container.keys:
         return None
+    if key not in container.keys:
+        return UNKNOWN
     return container.elements[container.keys.index(key)]
 
 
@@ -631,7 +657,7 @@ def common_device(operands: Sequence[Valued]) -> Value:
                 grad=any(v.grad for v in values),
                 scalar=all(v.scalar for v in values),
                 guard=next((v.guard for v in values if v.guard), None),
-                placed_by=next((v.placed_by for v in values if v.placed_by), None),
+                placed_by=chosen_by(*(v.placed_by for v in values)),
                 # Computed from the caller's values (in a summary): several parameters are "*".
                 source=first.source if same_source else "*" if any(v.source for v in values) else None,
                 converted=same_source and all(v.converted for v in values),
