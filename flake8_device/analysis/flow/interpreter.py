@@ -65,6 +65,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     alternatives,
     carries_tensor,
+    choices_of,
     chosen_by,
     compatible,
     container_of,
@@ -209,18 +210,6 @@ def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
         and value.attr.value == "device"
         and path_of(value.value) == path
     )
-
-
-def _chosen_by(name: str, value: Value) -> Value:
-    """A parameter given different values by different calls: what each path computes from it follows
-    one of them (``scores[:-1] != scores[1:]`` never pairs two of them)."""
-    if value.kind is not Kind.MAYBE:
-        return value
-    tagged = tuple(
-        a if a.kind is Kind.UNKNOWN else replace(a, placed_by=chosen_by(a.placed_by, ((name, f"#{i}"),)))
-        for i, a in enumerate(value.alternatives)
-    )
-    return replace(value, alternatives=tagged)
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -432,7 +421,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # What the file's own calls pass, joined with what other callers may pass.
         for name, values in context.items():
             if not name.startswith("self."):
-                defaults[name] = _chosen_by(name, union([*values, defaults.get(name, UNKNOWN)]))
+                defaults[name] = choices_of(name, union([*values, defaults.get(name, UNKNOWN)]))
                 self.given_origins.update(
                     id(leaf.origin)
                     for value in values

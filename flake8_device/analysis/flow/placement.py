@@ -18,7 +18,7 @@ from flake8_device.analysis.flow.values import (
     Value,
     alternatives,
     carries_tensor,
-    chosen_by,
+    choices_of,
     union,
 )
 from flake8_device.analysis.symbols import dotted_name
@@ -258,14 +258,7 @@ class PlacementMixin(InterpreterBase):
             # Placed where ``x`` is, path by path: two values placed by one ``x.device`` never
             # meet across its alternatives (``torch.arange(n, device=x.device) - mean`` where
             # ``mean`` was made with ``device=x.device`` too).
-            which = "|".join(str(id(a.origin)) for a in same.alternatives)
-            same = replace(
-                same,
-                alternatives=tuple(
-                    replace(a, placed_by=chosen_by(a.placed_by, ((which, f"#{i}"),)))
-                    for i, a in enumerate(same.alternatives)
-                ),
-            )
+            same = choices_of("|".join(str(id(a.origin)) for a in same.alternatives), same)
         return replace(
             same,
             origin=same.origin if same.kind is Kind.HOST else origin,

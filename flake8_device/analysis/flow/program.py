@@ -34,6 +34,7 @@ class Program:
         self.classes: dict[str, ClassEntry] = {}
         self._owners: dict[cst.FunctionDef, ClassEntry] = {}
         self._sets: dict[cst.FunctionDef, bool] = {}
+        self._device_properties: dict[str, str | None] = {}
         for statement in _definitions(module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.functions.setdefault(statement.name.value, statement)
@@ -73,7 +74,12 @@ class Program:
     def device_property(self, class_name: str) -> str | None:
         """The attribute whose device a ``device`` property returns (``return self.audio.device``)
         for instances of ``class_name``: defined in the class, a base, or (for a mixin) a class of
-        this file built on it; None where no such property is found."""
+        this file built on it; None where no such property is found.  Looked up once per class."""
+        if class_name not in self._device_properties:
+            self._device_properties[class_name] = self._device_property(class_name)
+        return self._device_properties[class_name]
+
+    def _device_property(self, class_name: str) -> str | None:
         users = [e for e in self.classes.values() if class_name in (b.rsplit(".", 1)[-1] for b in e.bases)]
         for entry in [*self.lineage(class_name), *users]:
             method = entry.methods.get("device")

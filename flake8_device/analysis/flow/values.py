@@ -322,6 +322,19 @@ def chosen_by(*choices: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], .
     return tuple(sorted(merged)[:MAX_CHOICES])
 
 
+def choices_of(variable: str, value: Value) -> Value:
+    """``value`` with each alternative remembering it is ``variable``'s choice number i: what each
+    path computes from it follows one of them (a parameter given different values by different
+    calls: ``scores[:-1] != scores[1:]`` never pairs two of them)."""
+    if value.kind is not Kind.MAYBE:
+        return value
+    tagged = tuple(
+        a if a.kind is Kind.UNKNOWN else replace(a, placed_by=chosen_by(a.placed_by, ((variable, f"#{i}"),)))
+        for i, a in enumerate(value.alternatives)
+    )
+    return replace(value, alternatives=tagged)
+
+
 def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
     """``function`` applied to every place inside ``value`` (alternatives and container elements)."""
     if value.kind is Kind.MAYBE:
