@@ -109,9 +109,11 @@ def holds_nothing(call: cst.Call) -> bool:
     """``torch.tensor([])``, ``torch.empty(0)``: an empty placeholder (a cache not filled yet), which
     code tests (``x.numel() != 0``) or rebinds before it meets anything."""
     first = positional(call, 0)
+    name = dotted_name(call.func) or ""
+    if not call.args and name.endswith((".Tensor", ".FloatTensor", ".LongTensor")):
+        return True  # ``torch.Tensor()``: what a helper returns for no input
     if first is None or keyword(call, "device") is not None:
         return False
-    name = dotted_name(call.func) or ""
     if name.endswith((".tensor", ".as_tensor", ".Tensor")):
         return isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements
     if name.endswith((".zeros", ".ones", ".empty")):

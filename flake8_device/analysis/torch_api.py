@@ -611,16 +611,30 @@ INPUT_SCATTERING_WRAPPERS: frozenset[str] = frozenset(
     }
 )
 
+# ``torch.cat`` and its kin: they join the tensors of one list.
+_JOINING = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+
+# Functions that combine the tensors of one list or tuple argument with each other
+# (``torch.cat(parts)``): the elements of a container they are given meet.
+SEQUENCE_JOINS: frozenset[str] = frozenset(
+    f"torch.{name}"
+    for name in (
+        *_JOINING,
+        "dstack",
+        "column_stack",
+        "row_stack",
+        "block_diag",
+        "broadcast_tensors",
+        "cartesian_prod",
+        "einsum",
+    )
+)
+
 # Operations that reject a 0-dim CPU tensor beside device tensors (most elementwise ops accept one).
 SAME_DEVICE_EVEN_FOR_SCALARS: frozenset[str] = frozenset(
     f"torch.{name}"
     for name in (
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "hstack",
-        "vstack",
+        *_JOINING,
         "matmul",
         "mm",
         "bmm",

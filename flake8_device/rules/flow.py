@@ -128,6 +128,15 @@ class MixedDevices(Rule):
                 continue  # a module's plain tensor attribute: DEV102 reports it where it is kept
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
+            operation = event.operation
+            if host == accel:
+                # Two elements of one container (``parts = [x, y]; torch.cat(parts)``): named by
+                # where each was made, where that is known.
+                operation = f"{operation} (both in `{host}`)"
+                if event.host.value.origin is not None:
+                    host = self.ctx.describe(event.host.value.origin)
+                if event.accel.value.origin is not None:
+                    accel = self.ctx.describe(event.accel.value.origin)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
             fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
             self.report(
@@ -141,7 +150,7 @@ class MixedDevices(Rule):
                 accel=accel,
                 why=describe_host(self, event.host.value),
                 device=device_text(event.accel.value),
-                operation=event.operation,
+                operation=operation,
             )
 
 
@@ -241,13 +250,14 @@ class TensorCreatedWithoutDevice(Rule):
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
         # Inputs exist only in functions; `__init__` runs before any move (but a distribution it
-        # builds is reported there, where its samples are used); outside a class a function must
-        # mention a device to have inputs at all (see flow.tensor_inputs).
+        # builds is reported there, where its samples are used).  (Outside a class, a function that
+        # never mentions a device has inputs only where the file's calls pass them: see
+        # flow.tensor_inputs.)
         if unit.kind in ("statements", "header"):
             return False
         if unit.name == "__init__":
             return unit.kind == "method" and any(contains(name) for name in ("istributions", "Uniform", "Normal"))
-        return unit.kind != "function" or contains("device")
+        return True
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.HostMeetsInput):

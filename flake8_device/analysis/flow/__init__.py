@@ -97,8 +97,9 @@ class FlowAnalysis:
         self._keeps_places: dict[str, bool] = {}
         # What the methods of each class store in ``self.<attr>``: (class, attr) -> stores.
         self._stores: dict[tuple[str, str], list[AttributeStore]] = {}
-        # What the calls in the file pass each function: parameter -> values.
-        self.contexts: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
+        # What the calls in the file pass each function: parameter -> (call number, value).
+        self.contexts: dict[cst.FunctionDef, dict[str, list[tuple[int, Value]]]] = {}
+        self._calls_recorded: dict[cst.FunctionDef, int] = {}
         self._outside_names: dict[cst.FunctionDef | None, frozenset[str]] = {}
         self._optimizer_classes: dict[str, bool] = {}
         # A function defined in another function: that function (whose names it reads as a closure).
@@ -443,8 +444,10 @@ class FlowAnalysis:
     def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None:
         if record:
             context = self.contexts.setdefault(function, {})
+            call = self._calls_recorded.get(function, 0)
+            self._calls_recorded[function] = call + 1
             for name, value in values.items():
-                context.setdefault(name, []).append(value)
+                context.setdefault(name, []).append((call, value))
 
     def _run(self) -> None:
         # Every scope parsed is interpreted (the engine keeps a rule's findings where its markers

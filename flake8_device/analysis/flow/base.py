@@ -41,7 +41,7 @@ class FileAnalysis(Protocol):
     program: Program
     budget: Budget
     final_env: dict[cst.CSTNode, dict[str, Value]]
-    contexts: dict[cst.FunctionDef, dict[str, list[Value]]]
+    contexts: dict[cst.FunctionDef, dict[str, list[tuple[int, Value]]]]
     enclosing: dict[cst.FunctionDef, cst.FunctionDef]
 
     @property
@@ -165,6 +165,7 @@ class InterpreterBase:
             *,
             arithmetic: bool,
             containers: bool = True,
+            spread: bool = False,
         ) -> None: ...
 
         # calls

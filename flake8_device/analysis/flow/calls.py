@@ -35,9 +35,11 @@ from flake8_device.analysis.flow.values import (
     OptimizerState,
     Value,
     carries_tensor,
+    choices_of,
     common_device,
     compatible,
     container_of,
+    element_of,
     element_values,
     item_at,
     leaves,
@@ -115,6 +117,10 @@ class CallsMixin(InterpreterBase):
             isinstance(func, cst.Name) and name in _NUMBER_BUILTINS and self._builtin(name)
         ):
             return NEUTRAL  # ``math.sqrt(d // h)``, ``len(batch)``, ``float(loss)``: a number
+        if isinstance(func, cst.Name) and name in _CONTAINER_BUILTINS and self._builtin(name):
+            built = _container_builtin(name, node, arguments)
+            if built is not None:
+                return built
         if isinstance(func, cst.Name) and name in ("iter", "next") and node.args and self._builtin(name):
             if name == "iter":
                 return arguments[0].value
@@ -199,6 +205,13 @@ class CallsMixin(InterpreterBase):
             and origin.func.value.value == self.self_name
         )
 
+    def _handed_on(self, arguments: list[Operand]) -> None:
+        """Arguments handed to code not seen here (``super().forward(x)`` of a library base, a
+        helper object's method): in a summary of a module's method, they may meet its state there."""
+        if self.summary_mode and self.in_module_class:
+            for argument in arguments:
+                self._record_state_meet(argument.value)
+
     def _call_value(self, node: cst.Call, callee: Value, arguments: list[Operand], name: str) -> Value:
         """Calling a value: a model, a loss, a metric, a transform, an optimizer class passed on, or
         something unknown."""
@@ -211,6 +224,8 @@ class CallsMixin(InterpreterBase):
         if callee.instance_of is not None:
             self._check_helper(node, callee, "__call__", arguments)
             return UNKNOWN
+        if callee.kind is Kind.UNKNOWN and not (isinstance(node.func, cst.Name) and self._builtin(name)):
+            self._handed_on(arguments)
         tensors = [a for a in arguments if carries_tensor(a.value)]
         # A module held under a loss's name (``reg_loss = Regularizer()``) is a loss too.
         named_loss = callee.module is True and bool(LOSS_MODULE_NAME.search(name))
@@ -250,7 +265,8 @@ class CallsMixin(InterpreterBase):
                 )
         if callee.module is False or callee.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
             return UNKNOWN
-        accepts = returned.accepts if returned is not None else frozenset()
+        # (arguments the method moves itself, or whose parameters never meet the module's state)
+        accepts = returned.accepts | returned.inert if returned is not None else frozenset()
         if callee.kind is Kind.ACCEL and not callee.scatters_inputs:
             for argument in arguments:
                 host = next(
@@ -316,6 +332,8 @@ class CallsMixin(InterpreterBase):
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
+        if receiver.kind is Kind.UNKNOWN:
+            self._handed_on(arguments)
         if method in ("log", "log_dict") and self.in_lightning_module and path_of(base) == self.self_name:
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
@@ -531,6 +549,14 @@ class CallsMixin(InterpreterBase):
                         self._check_generator(node, arguments, target[0], target[1], by_default=target[2])
                     return
 
+    def _made_without_device(self, node: cst.Call, qualified: str, *, listed: bool) -> Value:
+        """A tensor a factory makes without ``device=``: where the default device is (the host)."""
+        scalar = patterns.maybe_zero_dim_factory(node, qualified) and not listed
+        default = self._default_device_place(module=False)
+        if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
+            return replace(default, origin=node, scalar=scalar)
+        return Value(Kind.HOST, module=False, origin=node, scalar=scalar)
+
     def _torch_call(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> Value | None:
         if patterns.keyword(node, "generator") is not None:
             target = self._random_target(node, qualified, arguments)
@@ -553,13 +579,16 @@ class CallsMixin(InterpreterBase):
                 places = alternatives(given)
                 if places and all(tensorish(a) for a in places):
                     return replace(given, grad=False)  # a tensor given stays where it is
+                if any(tensorish(a) for a in places):
+                    # Along the paths where it is given a tensor, the result is where that one is.
+                    # (each path's result goes with what that path gave: ``x = torch.tensor(x)``
+                    # never pairs a moved ``x`` with one made here)
+                    made = self._made_without_device(node, qualified, listed=False)
+                    converted = union([replace(a, grad=False) if tensorish(a) else made for a in places])
+                    return choices_of(self.ctx.code_for(node), converted)
             # ``torch.tensor(boxes)`` of a list built here is not 0-dim.
             listed = bool(arguments) and arguments[0].value.kind is Kind.CONTAINER and node.args[0].keyword is None
-            scalar = patterns.maybe_zero_dim_factory(node, qualified) and not listed
-            default = self._default_device_place(module=False)
-            if default is not None and qualified not in torch_api.HOST_ONLY_FACTORIES:
-                return replace(default, origin=node, scalar=scalar)
-            return Value(Kind.HOST, module=False, origin=node, scalar=scalar)
+            return self._made_without_device(node, qualified, listed=listed)
         if qualified in torch_api.LIKE_FACTORIES:
             device = patterns.keyword(node, "device")
             if device is not None:
@@ -640,7 +669,13 @@ class CallsMixin(InterpreterBase):
                     self._check_index_operation(node, indexed, index, f"`{self.ctx.code_for(node.func)}`")
                     tensors = [t for t in tensors if t is not index]
             strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
-            self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}`", arithmetic=not strict)
+            self._meet(
+                node,
+                tensors,
+                f"`{self.ctx.code_for(node.func)}`",
+                arithmetic=not strict,
+                spread=qualified in torch_api.SEQUENCE_JOINS,
+            )
             if qualified in torch_api.NON_TENSOR_FUNCTIONS or not tensors:
                 return UNKNOWN
             # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``); a
@@ -816,6 +851,39 @@ _SHAPE_GROWING_METHODS = frozenset(
 
 # Python's own functions that always give a number (or a string): never a tensor.
 _NUMBER_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "hash", "id", "ord"})
+_CONTAINER_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "zip"})
+
+
+def _container_builtin(name: str, node: cst.Call, arguments: list[Operand]) -> Value | None:
+    """``list(xs)``, ``tuple(xs)``, ``sorted(xs, key=...)``, ``reversed(xs)``: the elements of
+    ``xs``; ``zip(xs, ys)``: tuples of one element of each.  None where that is not known."""
+    if name == "zip" and len(node.args) == 1 and node.args[0].star == "*":
+        # ``zip(*rows)``: each column holds what the rows hold.
+        cells = [
+            cell
+            for row in alternatives(element_of(arguments[0].value))
+            if row.kind is Kind.CONTAINER
+            for element in row.elements
+            for cell in alternatives(element)
+        ]
+        return container_of("list", [container_of("list", list(dict.fromkeys(cells)))]) if cells else None
+    if any(a.star for a in node.args):
+        return None
+    # (a dict gives its keys)
+    given = [
+        container_of("list", [NEUTRAL]) if o.value.container == "dict" else o.value
+        for a, o in zip(node.args, arguments)
+        if a.keyword is None
+    ]
+    if name == "zip":
+        if not given or any(v.kind is Kind.UNKNOWN for v in given):
+            return None
+        return container_of("list", [container_of("tuple", [element_of(v) for v in given])])
+    if len(given) != 1 or given[0].kind is Kind.UNKNOWN:
+        return None
+    if name == "tuple" and given[0].kind is Kind.CONTAINER and given[0].container == "tuple":
+        return given[0]
+    return container_of("list", [element_of(given[0])])
 
 
 def _all_on_accelerator(arguments: list[Operand]) -> Value | None:

@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from flake8_device.analysis.flow.knowledge import MODULE_TENSOR_EVIDENCE, TENSOR_ANNOTATION, TENSOR_EVIDENCE
+from flake8_device.analysis.flow.knowledge import (
+    CONFIG_OWNER,
+    MODULE_TENSOR_EVIDENCE,
+    TENSOR_ANNOTATION,
+    TENSOR_EVIDENCE,
+)
 
 if TYPE_CHECKING:
     from flake8_device.analysis.facts import FileFacts
@@ -40,6 +45,8 @@ def tensor_inputs(
     found = []
     for param in params:
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
+        if CONFIG_OWNER.search(param.name.value):
+            continue  # ``args.device``, ``cfg.device``: settings, never a tensor
         if TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in used_like_tensors):
             found.append(param.name.value)
     return found

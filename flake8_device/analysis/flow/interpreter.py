@@ -66,11 +66,13 @@ from flake8_device.analysis.flow.values import (
     alternatives,
     carries_tensor,
     choices_of,
+    chosen_along,
     chosen_by,
     compatible,
     container_of,
     element_of,
     element_values,
+    guarded,
     item_at,
     item_of,
     join,
@@ -118,6 +120,14 @@ _NOT_TENSOR_TYPES = re.compile(
 )
 
 
+def _positioned_leaves(value: Value, *, containers: bool) -> list[tuple[int, Value]]:
+    """The places of an operand, each with the position of the element of a container it is in
+    (``parts = [x, y]``: ``x`` and ``y`` are two values; the alternatives of one element are not)."""
+    if containers and value.kind is Kind.CONTAINER:
+        return [(position, leaf) for position, element in enumerate(value.elements) for leaf in leaves(element)]
+    return [(0, leaf) for leaf in leaves(value, containers=containers)]
+
+
 def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | None:
     """``isinstance(x, T)``: ``x``'s path and whether ``T`` is a tensor type (None: neither kind)."""
     if dotted_name(call.func) != "isinstance" or len(call.args) != 2:
@@ -137,11 +147,12 @@ def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | Non
 
 def _element(value: Value) -> Value:
     """One element of iterating ``value``: a container's element; a tensor's rows (or the tensors of
-    a module's input, which may be a list of them) are where it is."""
+    a module's input, which may be a list of them) are where it is.  A row of a 1-D tensor is 0-dim
+    (``for t in torch.linspace(0, 1, n)``)."""
     if value.kind is Kind.CONTAINER:
         return element_values(value)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is not True and not value.batch:
-        return replace(value, scalar=False, origin=value.origin)
+        return replace(value, scalar=value.kind is not Kind.INPUT, origin=value.origin)
     return UNKNOWN
 
 
@@ -172,31 +183,44 @@ def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatemen
     return found
 
 
-def _value_path(node: cst.BaseExpression) -> str | None:
+def _value_path(node: cst.BaseExpression, symbols: Symbols) -> str | None:
     """The variable an expression reads without moving it: ``freqs`` for ``freqs.cos()``,
     ``freqs.float()`` or ``torch.ones_like(freqs)``, ``self.table`` for ``self.table.sum(0)``; None
-    for anything else."""
+    for anything else (``torch.zeros(n)`` is made there: it reads no variable of ``torch``)."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         if node.func.attr.value in ("to", "cuda", "cpu", "type", "type_as", "new_tensor", "new_zeros", "new_ones"):
             return None
-        if dotted_name(node.func) in torch_api.LIKE_FACTORIES:
+        qualified = symbols.qualify(node.func)
+        if qualified in torch_api.LIKE_FACTORIES:
             # ``torch.ones_like(freqs)`` is made where ``freqs`` is, path by path.
             if not node.args or node.args[0].keyword is not None or patterns.keyword(node, "device") is not None:
                 return None
             node = node.args[0].value
             continue
+        if qualified is not None:
+            return None  # a function of an imported module, not a method of a value
         node = node.func.value
     return path_of(node)
 
 
-def _one_value(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+def _one_value(a: cst.BaseExpression, b: cst.BaseExpression, symbols: Symbols) -> bool:
     """Two operands that are one value along each path: one variable (``torch.cat(parts)``, the
     elements of a list built by one loop), or computations on one variable with no move between
     (``torch.cat([f.cos(), f.sin()])``), whose alternatives are chosen together."""
     if a is b:
         return path_of(a) is not None
-    path = _value_path(a)
-    return path is not None and path == _value_path(b)
+    path = _value_path(a, symbols)
+    return path is not None and path == _value_path(b, symbols)
+
+
+def _placeholder(value: Value) -> bool:
+    """A tensor made empty (``torch.Tensor()``, ``torch.empty(0)``): a stand-in, not data."""
+    return isinstance(value.origin, cst.Call) and patterns.holds_nothing(value.origin)
+
+
+def _apart(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two places of one operand in different elements of its container (see ``_positioned_leaves``)."""
+    return a[0] == b[0] and a[1] != b[1]
 
 
 def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
@@ -353,6 +377,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.discarded: cst.Call | None = None
         # Inside ``for k in d:`` (``d.keys()``, ``d.items()``): the loop's key name -> the dict's path.
         self.iterated_keys: dict[str, str] = {}
+        # ``for k in ["a", "b"]:``: the keys ``k`` takes (``d[k]`` reads those entries only).
+        self.literal_keys: dict[str, tuple[str, ...]] = {}
         # Summary mode: the tests of the branches around the statement, and the parameters returned
         # as they came along a path whose tests name no device (see ``Summary.passes_through``).
         self.tests: list[str] = []
@@ -366,6 +392,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.record = not summary_mode
         self.no_grad = 0
         self.loop_depth = 0
+        # For each loop being run, the states at its ``continue``/``break`` statements (they go on
+        # to the next step or after the loop, not out of the function).
+        self.loop_exits: list[list[State]] = []
         self.self_name: str | None = None
         # The simple statement being interpreted (None inside compound-statement headers).
         self.statement: cst.SimpleStatementLine | None = None
@@ -410,7 +439,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             # What ``self`` holds where the file calls this method on it.
             # (The calls in the file show the order its methods run in: trusted over the class's
             # attributes joined across all its methods.)
-            given = {k[len("self.") :]: union(v) for k, v in context.items() if k.startswith("self.")}
+            given = {
+                k[len("self.") :]: union([value for _, value in v]) for k, v in context.items() if k.startswith("self.")
+            }
             if given:
                 self.seed_attributes(given)
         defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
@@ -418,10 +449,26 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             # What reaches a module's forward is its input: tensors, or containers of them.
             for name in _forward_inputs(function, skip_first=self.self_name is not None):
                 defaults.setdefault(name, Value(Kind.INPUT, module=None))
-        # What the file's own calls pass, joined with what other callers may pass.
-        for name, values in context.items():
+        # What the file's own calls pass, joined with what other callers may pass.  Where calls
+        # differ, each value remembers its call: what one call passes never meets what another
+        # passes for another parameter.
+        calls = f"calls of {function.name.value}"
+        bindings: dict[int, set[tuple[str, Value]]] = {}
+        for name, given in context.items():
+            for call, value in given:
+                bindings.setdefault(call, set()).add((name, value))
+        first: dict[frozenset[tuple[str, Value]], int] = {}
+        alike = {call: first.setdefault(frozenset(bound), call) for call, bound in sorted(bindings.items())}
+        # (callers elsewhere, assumed to pass tensors where the function's inputs are, are one more)
+        elsewhere_too = any(defaults.get(name, UNKNOWN).kind is not Kind.UNKNOWN for name in context)
+        apart = len(set(alike.values())) + elsewhere_too > 1
+        for name, given in context.items():
             if not name.startswith("self."):
-                defaults[name] = choices_of(name, union([*values, defaults.get(name, UNKNOWN)]))
+                elsewhere = defaults.get(name, UNKNOWN)
+                values = [chosen_along(value, calls, f"#{alike[call]}") if apart else value for call, value in given]
+                if apart:
+                    elsewhere = chosen_along(elsewhere, calls, "elsewhere")
+                defaults[name] = choices_of(name, union([*values, elsewhere]))
                 self.given_origins.update(
                     id(leaf.origin)
                     for value in values
@@ -436,8 +483,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.cpu_defaults = frozenset(
             name for name in _cpu_defaults(function) if name not in context and name not in self.state.env
         )
-        for name, values in context.items():
-            if LOADER_NAME.search(name) and values and all(v.kind is Kind.UNKNOWN for v in values):
+        for name, given in context.items():
+            if LOADER_NAME.search(name) and given and all(v.kind is Kind.UNKNOWN for _, v in given):
                 # A loader the file's calls build with something not followed (``create_loader``, a
                 # prefetcher, ``accelerator.prepare``): where its batches are is not known.
                 self.state.env[name] = UNKNOWN
@@ -659,6 +706,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for second_index, second in sources:
                 if first_index != second_index and first != second:
                     self.parameter_meets.add((min(first, second), max(first, second)))
+        if self.in_module_class:
+            # A parameter's tensor meeting the module's own (its weights, or a tensor made where
+            # they are): ``x * self.scale``.
+            for index, source in sources:
+                if any(
+                    i != index and o.value.source is None and o.value.kind in (Kind.INPUT, Kind.ACCEL)
+                    for i, o in places
+                ):
+                    self.parameter_meets.add((source, STATE))
 
     def _not_empty_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """``x.numel() != 0``, ``x.numel() > 0``, ``len(x)``, ``x.shape[0] > 0``: the tested expression."""
@@ -717,6 +773,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         """A branch condition as text that a later test of the same condition gives again."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return negate(self._guard_text(test.expression))
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            # ``x is not None`` is the opposite of ``x is None`` (tested elsewhere in the function).
+            target = test.comparisons[0]
+            positive = {cst.IsNot: "is", cst.NotIn: "in", cst.NotEqual: "=="}.get(type(target.operator))
+            if positive is not None:
+                left, right = (" ".join(self.ctx.code_for(n).split()) for n in (test.left, target.comparator))
+                return negate(f"{left} {positive} {right}")
         path = path_of(test)
         return path if path is not None else " ".join(self.ctx.code_for(test).split())
 
@@ -770,7 +833,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             right = self._eval(small.value)
             # Written in place, the target keeps its device: a 0-dim CPU accumulator cannot take a
             # device tensor (``total = torch.tensor(0.0); total += loss``).
-            target = Operand(small.target, lift(left, lambda v: replace(v, scalar=False) if tensorish(v) else v))
+            # (An empty placeholder, ``torch.Tensor()`` for no input, is no accumulator.)
+            target = Operand(
+                small.target,
+                lift(left, lambda v: replace(v, scalar=False) if tensorish(v) and not _placeholder(v) else v),
+            )
             result = self._binary(small, target, Operand(small.value, right), "augmented assignment")
             path = path_of(small.target)
             if path is not None:
@@ -788,9 +855,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         if a.kind is Kind.INPUT and a.source in self.parameters and a.module is not True
                     )
                 if self.in_module_class and self.function is not None and self.function.name.value == "forward":
-                    # A module's output is where the module is; a stale plain attribute is not.
+                    # A module's output is where the module is; a stale plain attribute is not
+                    # (unless along a path a test of the caller's arguments chose: ``device=None``).
                     output = leaves(returned, containers=False)
-                    stale = next((v for v in output if v.held and tensorish(v) and not v.scalar), None)
+                    stale = next((v for v in output if v.held and tensorish(v) and not v.scalar and not v.guard), None)
                     if stale is not None:
                         self._emit_held(Operand(small.value, stale), None, "the output of `forward`")
                 if not self.state.cpu_only or not self.summary_mode:
@@ -799,6 +867,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.returns.append(NEUTRAL)
             self.state.terminated = True
         elif isinstance(small, (cst.Raise, cst.Continue, cst.Break)):
+            if not isinstance(small, cst.Raise) and self.loop_exits:
+                self.loop_exits[-1].append(self._continue_state(self.state))
             self.state.terminated = True
         elif isinstance(small, cst.Del):
             for path in target_paths(small.target):
@@ -943,8 +1013,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.record = False
             for _ in range(2):
                 self.state = entry.copy()
-                self._loop_body(statement)
-                joined = join_states([before, self._continue_state(self.state)], outside=self._outside)
+                stepped = self._loop_step(statement)
+                joined = join_states([before, stepped], outside=self._outside)
                 converged = joined.env == entry.env
                 entry = joined
                 if converged:
@@ -952,8 +1022,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.record = record
         self.state = entry.copy()
         self.state.transformed = {}
-        self._loop_body(statement)
-        after_body = self._continue_state(self.state)
+        after_body = self._loop_step(statement)
         self.loop_depth -= 1
         if self._runs_at_least_once(statement, before):
             self.state = after_body  # it is left from inside (or after its last step)
@@ -996,6 +1065,21 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state.env[owner] = placed
             self._moved(owner)
 
+    def _loop_step(self, statement: cst.For | cst.While) -> State:
+        """One run of the loop's body: the state it ends in, joined with those its ``continue`` and
+        ``break`` statements left it in."""
+        self.loop_exits.append([])
+        try:
+            self._loop_body(statement)
+        finally:
+            exits = self.loop_exits.pop()
+        ended = self._continue_state(self.state)
+        if not exits:
+            return ended
+        # (a body that ends in ``continue`` left its state among the exits; one that returns, none)
+        live = [] if self.state.terminated else [ended]
+        return join_states([*live, *exits], outside=self._outside)
+
     @staticmethod
     def _continue_state(state: State) -> State:
         # `continue`/`break` end the body, not the function: the loop goes on.
@@ -1015,15 +1099,20 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _loop_body(self, statement: cst.For | cst.While) -> None:
         keyed = _keys_iterated(statement) if isinstance(statement, cst.For) else None
+        listed = _literal_keys_iterated(statement) if isinstance(statement, cst.For) else None
         if isinstance(statement, cst.For):
             self._bind_loop_target(statement.target, statement.iter)
         if keyed is not None:
             self.iterated_keys[keyed[0]] = keyed[1]
+        if listed is not None:
+            self.literal_keys[listed[0]] = listed[1]
         try:
             self._block(block_of(statement.body))
         finally:
             if keyed is not None:
                 self.iterated_keys.pop(keyed[0], None)
+            if listed is not None:
+                self.literal_keys.pop(listed[0], None)
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Bind what iterating ``iterable`` gives: ``enumerate``/``zip``/``tqdm`` are seen through."""
@@ -1215,12 +1304,24 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.state = before
             else:
                 when_true, when_false = self._eval(node.body), self._eval(node.orelse)
+            if when_true != when_false:
+                # Each arm remembers its test: ``a = x.to(d) if d else x`` and ``b = y.to(d) if d else
+                # y`` (or ``a, b = (x.to(d), y.to(d)) if d else (x, y)``) never pair ``a`` of one arm
+                # with ``b`` of the other.
+                guard = self._guard_text(node.test)
+                when_true, when_false = guarded(when_true, guard), guarded(when_false, negate(guard))
             conditional = self._conditional_placement(node, when_true, when_false, self.state.conditions)
             return conditional if conditional is not None else join(when_true, when_false)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             values = [self._eval(element.value) for element in node.elements]
-            if isinstance(node, cst.Set) or any(isinstance(e, cst.StarredElement) for e in node.elements):
+            if isinstance(node, cst.Set):
                 return UNKNOWN
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                # ``(*features, x)``: the elements of each, at positions not known here.
+                spread = [
+                    element_of(v) if isinstance(e, cst.StarredElement) else v for e, v in zip(node.elements, values)
+                ]
+                return container_of("list", spread)
             return container_of("tuple" if isinstance(node, cst.Tuple) else "list", values)
         if isinstance(node, cst.Dict):
             values = []
@@ -1392,12 +1493,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
         if base.kind is Kind.CONTAINER and base.keys:
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            name = index.value.value if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) else None
+            if name in self.literal_keys:
+                # ``d[k]`` in ``for k in ["a", "b"]``: one of those entries.
+                return union([item_at(base, key) or UNKNOWN for key in self.literal_keys[name]])
             held = item_at(base, _literal_key(node))
             if held is not None:
                 return held
         if any(isinstance(e.slice, cst.Slice) for e in node.slice) and base.kind is not Kind.CONTAINER:
             # ``x[a:b]``, ``x[:, 0]``: a slice of a tensor keeps its dimensions (it is no 0-dim value).
-            return lift(base, lambda v: replace(v, scalar=v.scalar) if tensorish(v) else item_of(v))
+            return lift(base, lambda v: replace(v, scalar=False) if tensorish(v) else item_of(v))
         if base.kind is Kind.CONTAINER and base.container == "tuple" and len(node.slice) == 1:
             position = node.slice[0].slice
             if isinstance(position, cst.Index) and isinstance(position.value, cst.Integer):
@@ -1463,18 +1569,21 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         *,
         arithmetic: bool,
         containers: bool = True,
+        spread: bool = False,
     ) -> None:
         """Record where a host tensor meets an accelerator tensor or the function's inputs.
 
         Each operand may have several places (along different paths, or as the elements of a
         container): some path brings a host tensor together with a device one when any place of
-        one operand is the host and any place of another is the accelerator."""
-        # Alternatives of one operand never meet each other; the elements of a container do.
+        one operand is the host and any place of another is the accelerator.  With ``spread``
+        (``torch.cat(parts)``), the elements of one container operand meet each other too."""
+        # Alternatives of one operand never meet each other; the elements of a container do.  A
+        # 0-dim host tensor combines with a tensor anywhere; a 0-dim device tensor does not.
         places = [
-            ((index, position if operand.value.kind is Kind.CONTAINER else 0), Operand(operand.expr, leaf))
+            ((index, position), Operand(operand.expr, leaf))
             for index, operand in enumerate(operands)
-            for position, leaf in enumerate(leaves(operand.value, containers=containers))
-            if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is not Kind.INPUT)
+            for position, leaf in _positioned_leaves(operand.value, containers=containers)
+            if tensorish(leaf) and not (arithmetic and leaf.scalar and leaf.kind is Kind.HOST)
         ]
         self._meet_held(places, operation)
         # A host place that holds only under a condition (``x.cuda() if use_cuda else x``) is the
@@ -1505,7 +1614,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         if i != index
                         and o.value.kind is wanted
                         and compatible(host.value, o.value)
-                        and not _one_value(host.expr, o.expr)
+                        and not (_one_value(host.expr, o.expr, self.symbols) and not (spread and _apart(i, index)))
                     ),
                     None,
                 )
@@ -1611,6 +1720,16 @@ def _number_parameters(function: cst.FunctionDef) -> Iterator[str]:
     for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
         if _annotated_as_numbers(param):
             yield param.name.value
+
+
+def _literal_keys_iterated(statement: cst.For) -> tuple[str, tuple[str, ...]] | None:
+    """``for k in ["a", "b"]:``: the name and the strings it takes."""
+    if not isinstance(statement.target, cst.Name) or not isinstance(statement.iter, (cst.List, cst.Tuple)):
+        return None
+    keys = [patterns.string_value(e.value) for e in statement.iter.elements]
+    if not keys or any(k is None or isinstance(e, cst.StarredElement) for k, e in zip(keys, statement.iter.elements)):
+        return None
+    return statement.target.value, tuple(k for k in keys if k is not None)
 
 
 def _keys_iterated(statement: cst.For) -> tuple[str, str] | None:

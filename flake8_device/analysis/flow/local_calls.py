@@ -441,8 +441,13 @@ class LocalCallsMixin(InterpreterBase):
         if summary is None:
             return None
         accepts = frozenset(id(binding[p].value) for p in summary.moves_itself if p in binding)
+        inert: frozenset[int] = frozenset()
         if name not in ("forward", "__call__"):
             self._check_state_meets(node, base, instance, summary, binding, values)
+        elif instance.module is True:
+            met = {p for p, other in summary.meets if other == STATE}
+            if "*" not in met:
+                inert = frozenset(id(binding[p].value) for p in binding if p not in met)
         # (A module with no state of its own, like a sampler, is nowhere: what its method computes
         # from several of its inputs is where they are, which the summary does not follow.)
         here = instance if instance.module is True and instance.stateful else None
@@ -460,7 +465,8 @@ class LocalCallsMixin(InterpreterBase):
             path = path_of(base)
             if path is not None and path in self.state.env:
                 self.state.env[path] = bounded(replace(instance, attributes=tuple(sorted(changed.items()))))
-        return LocalResult(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), accepts)
+        returned = self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
+        return LocalResult(returned, accepts, inert)
 
 
 def _made_here(value: Value, call: cst.Call) -> Value:

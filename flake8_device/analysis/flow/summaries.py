@@ -142,3 +142,6 @@ class LocalResult:
     value: Value
     # ``id()`` of the argument expressions the method moves to its device itself.
     accepts: frozenset[int]
+    # ``id()`` of the argument expressions a module's ``forward`` never lets meet the module's own
+    # state (a dict of targets it reads, a flag): where they are is not the call's concern.
+    inert: frozenset[int] = frozenset()

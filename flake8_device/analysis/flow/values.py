@@ -284,10 +284,17 @@ def guarded(value: Value, guard: str) -> Value:
     test = "if " + min(guard, negate(guard))
 
     def mark(alternative: Value) -> Value:
+        if alternative.kind is Kind.UNKNOWN:
+            return alternative
         placed = alternative.placed_by
         if not any(variable == test for variable, _ in placed):
             placed = chosen_by(placed, ((test, guard),))
-        return replace(alternative, guard=alternative.guard or guard, placed_by=placed)
+        elements = alternative.elements
+        if alternative.kind is Kind.CONTAINER:
+            # (``pair = (x.to(d), y.to(d))`` in one arm, ``(x, y)`` in the other: unpacked, each
+            # element remembers its arm)
+            elements = tuple(guarded(e, guard) for e in elements)
+        return replace(alternative, guard=alternative.guard or guard, placed_by=placed, elements=elements)
 
     if value.kind is Kind.MAYBE:
         return replace(value, alternatives=tuple(mark(a) for a in value.alternatives))
@@ -333,6 +340,17 @@ def choices_of(variable: str, value: Value) -> Value:
         for i, a in enumerate(value.alternatives)
     )
     return replace(value, alternatives=tagged)
+
+
+def chosen_along(value: Value, variable: str, which: str) -> Value:
+    """``value`` with every known place in it (container elements included) remembering it is
+    ``variable``'s choice ``which`` (what one call of a function passes it)."""
+    if value.kind is Kind.UNKNOWN:
+        return value
+    if value.kind is Kind.MAYBE:
+        return replace(value, alternatives=tuple(chosen_along(a, variable, which) for a in value.alternatives))
+    elements = tuple(chosen_along(e, variable, which) for e in value.elements)
+    return replace(value, placed_by=chosen_by(value.placed_by, ((variable, which),)), elements=elements)
 
 
 def map_leaves(value: Value, function: Callable[[Value], Value]) -> Value:
@@ -506,9 +524,13 @@ def _join_containers(a: Value, b: Value) -> Value:
 
 
 def container_of(kind: str, elements: Sequence[Value]) -> Value:
-    """A list, tuple or dict built here; a list or dict keeps one joined element (it grows)."""
+    """A list, tuple or dict built here; a list keeps its few different elements (all of them are
+    in it: ``[x, y]`` pairs ``x`` with ``y``), a dict or a longer list one joined element (it grows)."""
     if kind == "tuple":
         return bounded(Value(Kind.CONTAINER, container=kind, elements=tuple(elements), module=None))
+    distinct = tuple(dict.fromkeys(elements))
+    if kind == "list" and len(distinct) <= MAX_ALTERNATIVES and all(e.kind is not Kind.MAYBE for e in distinct):
+        return bounded(Value(Kind.CONTAINER, container=kind, elements=distinct, module=None))
     joined = (union(elements),) if elements else ()
     return bounded(Value(Kind.CONTAINER, container=kind, elements=joined, module=None))
 
@@ -614,7 +636,14 @@ def item_of(value: Value) -> Value:
         return element_values(value)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and (value.batch or value.module is None):
         return Value(
-            value.kind, device=value.device, move=value.move, module=False, origin=value.origin, held=value.held
+            value.kind,
+            device=value.device,
+            move=value.move,
+            module=False,
+            origin=value.origin,
+            held=value.held,
+            guard=value.guard,
+            placed_by=value.placed_by,
         )
     if tensorish(value):
         return replace(value, scalar=True)
@@ -629,9 +658,9 @@ def element_of(value: Value) -> Value:
     if value.kind is Kind.CONTAINER:
         return element_values(value)
     if value.kind is Kind.HOST and value.batch:
-        return Value(Kind.HOST, module=False, origin=value.origin)
+        return Value(Kind.HOST, module=False, origin=value.origin, guard=value.guard, placed_by=value.placed_by)
     if value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and value.module is False:
-        return value
+        return replace(value, scalar=value.kind is not Kind.INPUT)  # a row of a 1-D tensor is 0-dim
     if value.kind is Kind.INPUT and value.module is None:
         return value  # a module's input, a tensor or a container of them
     return UNKNOWN
@@ -648,7 +677,10 @@ def common_device(operands: Sequence[Valued]) -> Value:
     """Where the result of an operation on ``operands`` lives, along the paths where it succeeds."""
     combinations: list[tuple[Value, ...]] = [()]
     for operand in operands:
-        combinations = [(*c, a) for c in combinations for a in alternatives(operand.value)][: MAX_ALTERNATIVES**2]
+        # (only alternatives that can hold on one path: not from the two arms of one test)
+        combinations = [
+            (*c, a) for c in combinations for a in alternatives(operand.value) if all(compatible(a, b) for b in c)
+        ][: MAX_ALTERNATIVES**2]
     results = []
     for values in combinations:
         if not values:
