@@ -105,6 +105,19 @@ def maybe_zero_dim_factory(call: cst.Call, qualified: str) -> bool:
     return False
 
 
+def subscript_index(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``k`` of ``x[k]`` with one plain index (not a slice, not ``x[a, b]``); None otherwise."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return node.slice[0].slice.value
+    return None
+
+
+def subscript_key(node: cst.BaseExpression) -> str | None:
+    """``"k"`` of ``x["k"]``; None for any other expression."""
+    index = subscript_index(node)
+    return string_value(index) if index is not None else None
+
+
 def holds_nothing(call: cst.Call) -> bool:
     """``torch.tensor([])``, ``torch.empty(0)``: an empty placeholder (a cache not filled yet), which
     code tests (``x.numel() != 0``) or rebinds before it meets anything."""

@@ -207,10 +207,9 @@ class FlowAnalysis:
                             isinstance(item, cst.Subscript)
                             and isinstance(item.value, cst.Name)
                             and "group" in item.value.value
-                            and len(item.slice) == 1
-                            and isinstance(item.slice[0].slice, cst.Index)
+                            and patterns.subscript_index(item) is not None
                         ):
-                            key = patterns.string_value(item.slice[0].slice.value)
+                            key = patterns.subscript_key(item)
                             if key is not None and moves:
                                 moved.add(key)
                             elif key is not None and key not in keys:

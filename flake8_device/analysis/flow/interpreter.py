@@ -160,13 +160,6 @@ def _code_key(code: str) -> str:
     return "".join(code.split())
 
 
-def _literal_key(node: cst.Subscript) -> str | None:
-    """``"mel"`` in ``d["mel"]``."""
-    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        return patterns.string_value(node.slice[0].slice.value)
-    return None
-
-
 def _statements_in(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
     """The simple statements of a block, nested blocks included (not nested functions or classes)."""
     found: list[cst.SimpleStatementLine] = []
@@ -234,6 +227,37 @@ def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
         and value.attr.value == "device"
         and path_of(value.value) == path
     )
+
+
+def _given_by_calls(
+    function: cst.FunctionDef,
+    context: dict[str, list[tuple[int, Value]]],
+    defaults: dict[str, Value],
+) -> dict[str, tuple[list[Value], Value]]:
+    """For each parameter the file's calls pass: what they pass, and what callers elsewhere may
+    (its default place).  Where the calls differ, each value remembers its call (calls passing the
+    same things share one), and callers elsewhere are one more call: what one call passes never
+    meets what another passes for another parameter."""
+    calls = f"calls of {function.name.value}"
+    bindings: dict[int, set[tuple[str, Value]]] = {}
+    for name, given in context.items():
+        for call, value in given:
+            bindings.setdefault(call, set()).add((name, value))
+    first: dict[frozenset[tuple[str, Value]], int] = {}
+    alike = {call: first.setdefault(frozenset(bound), call) for call, bound in sorted(bindings.items())}
+    elsewhere_too = any(defaults.get(name, UNKNOWN).kind is not Kind.UNKNOWN for name in context)
+    apart = len(set(alike.values())) + elsewhere_too > 1
+    found = {}
+    for name, given in context.items():
+        if name.startswith("self."):
+            continue
+        elsewhere = defaults.get(name, UNKNOWN)
+        if not apart:
+            found[name] = ([value for _, value in given], elsewhere)
+            continue
+        values = [chosen_along(value, calls, f"#{alike[call]}") for call, value in given]
+        found[name] = (values, chosen_along(elsewhere, calls, "elsewhere"))
+    return found
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -449,32 +473,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             # What reaches a module's forward is its input: tensors, or containers of them.
             for name in _forward_inputs(function, skip_first=self.self_name is not None):
                 defaults.setdefault(name, Value(Kind.INPUT, module=None))
-        # What the file's own calls pass, joined with what other callers may pass.  Where calls
-        # differ, each value remembers its call: what one call passes never meets what another
-        # passes for another parameter.
-        calls = f"calls of {function.name.value}"
-        bindings: dict[int, set[tuple[str, Value]]] = {}
-        for name, given in context.items():
-            for call, value in given:
-                bindings.setdefault(call, set()).add((name, value))
-        first: dict[frozenset[tuple[str, Value]], int] = {}
-        alike = {call: first.setdefault(frozenset(bound), call) for call, bound in sorted(bindings.items())}
-        # (callers elsewhere, assumed to pass tensors where the function's inputs are, are one more)
-        elsewhere_too = any(defaults.get(name, UNKNOWN).kind is not Kind.UNKNOWN for name in context)
-        apart = len(set(alike.values())) + elsewhere_too > 1
-        for name, given in context.items():
-            if not name.startswith("self."):
-                elsewhere = defaults.get(name, UNKNOWN)
-                values = [chosen_along(value, calls, f"#{alike[call]}") if apart else value for call, value in given]
-                if apart:
-                    elsewhere = chosen_along(elsewhere, calls, "elsewhere")
-                defaults[name] = choices_of(name, union([*values, elsewhere]))
-                self.given_origins.update(
-                    id(leaf.origin)
-                    for value in values
-                    for leaf in leaves(value)
-                    if leaf.kind is Kind.HOST and leaf.origin is not None
-                )
+        # What the file's own calls pass, joined with what other callers may pass.
+        for name, (values, elsewhere) in _given_by_calls(function, context, defaults).items():
+            defaults[name] = choices_of(name, union([*values, elsewhere]))
+            self.given_origins.update(
+                id(leaf.origin)
+                for value in values
+                for leaf in leaves(value)
+                if leaf.kind is Kind.HOST and leaf.origin is not None
+            )
         for name in _number_parameters(function):
             defaults[name] = NEUTRAL  # annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives
         for name, value in defaults.items():
@@ -990,12 +997,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
             return
         assert path is not None
-        index = target.slice[0].slice if len(target.slice) == 1 else None
-        key = index.value if isinstance(index, cst.Index) else None  # (not ``d[a:b] = ...``)
+        key = patterns.subscript_index(target)  # (not ``d[a:b] = ...``)
         if isinstance(key, cst.Name) and container.keys and self.iterated_keys.get(key.value) == path:
             self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
             return
-        self.state.env[path] = with_item(container, _literal_key(target), value)
+        self.state.env[path] = with_item(container, patterns.subscript_key(target), value)
 
     # -- compound statements ------------------------------------------------------
 
@@ -1493,12 +1499,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
         if base.kind is Kind.CONTAINER and base.keys:
-            index = node.slice[0].slice if len(node.slice) == 1 else None
-            name = index.value.value if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) else None
+            index = patterns.subscript_index(node)
+            name = index.value if isinstance(index, cst.Name) else None
             if name in self.literal_keys:
                 # ``d[k]`` in ``for k in ["a", "b"]``: one of those entries.
                 return union([item_at(base, key) or UNKNOWN for key in self.literal_keys[name]])
-            held = item_at(base, _literal_key(node))
+            held = item_at(base, patterns.subscript_key(node))
             if held is not None:
                 return held
         if any(isinstance(e.slice, cst.Slice) for e in node.slice) and base.kind is not Kind.CONTAINER:

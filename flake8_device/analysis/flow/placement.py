@@ -198,7 +198,7 @@ class PlacementMixin(InterpreterBase):
         name = dotted_name(node)
         if name is not None and DEVICE_NAME.search(name):
             return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
-        key = _string_key(node)
+        key = patterns.subscript_key(node)
         if key is not None and DEVICE_NAME.search(key):
             # ``cfg["device"]``: a setting, read like ``cfg.device``.
             return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
@@ -271,10 +271,3 @@ class PlacementMixin(InterpreterBase):
             grad=False,
             batch=False,
         )
-
-
-def _string_key(node: cst.BaseExpression) -> str | None:
-    """``k`` of ``x["k"]``; None for anything else."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        return patterns.string_value(node.slice[0].slice.value)
-    return None
