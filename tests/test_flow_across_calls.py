@@ -3,8 +3,12 @@ device variables shared by caller and callee."""
 
 from __future__ import annotations
 
+import ast
+
 from flake8_device.analysis import flow
-from tests.test_flow import event_types, kinds
+from flake8_device.analysis.flow import Kind
+from flake8_device.analysis.symbols import Symbols
+from tests.test_flow import analyse, event_types, kinds
 
 
 def test_the_script_calls_the_files_functions() -> None:
@@ -401,3 +405,70 @@ def test_what_a_stateless_modules_method_computes_from_its_inputs_is_not_where_t
         'class Sampler(nn.Module):\n            def __init__(self, mode="linear"):\n                self.mode = mode\n',
     )
     assert "self.mode" in configured and event_types(configured) == []
+
+
+def test_a_wrapper_of_a_model_its_caller_passes_is_where_that_model_is() -> None:
+    # `Student(model)` keeps what `build` is given: neither on the CPU nor anywhere known.
+    body = """
+        class Student(nn.Module):
+            def __init__(self, model, head=None):
+                super().__init__()
+                self.model = model
+                self.head = head
+
+        def build(model):
+            wrapped = Student(model)
+            return wrapped
+
+        wrapped = build(unknown_model)
+        own = Student(nn.Linear(3, 3))
+        """
+    found = kinds(body)
+    assert found["wrapped"] is Kind.UNKNOWN
+    assert found["own"] is Kind.HOST
+
+
+def test_a_class_with_forward_over_a_base_from_elsewhere_is_a_module() -> None:
+    body = """
+        from abc import ABC
+        from segmentation_kit import SegmentationModel
+        from .base import Backbone
+
+        class Model(SegmentationModel):
+            def forward(self, x):
+                return x
+
+        class Local(Backbone):
+            def forward(self, x):
+                return x
+
+        class Derived(Model):
+            def predict(self, x):
+                return x
+
+        class NoForward(SegmentationModel):
+            def predict(self, x):
+                return x
+
+        class Interface(ABC):
+            def forward(self, x):
+                return x
+
+        class Function(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+        """
+    symbols = analyse(body).ctx.symbols
+    names = ("Model", "Local", "Derived", "NoForward", "Interface", "Function")
+    modules = {n for n in names if symbols.is_local_module_class(n)}
+    assert modules == {"Model", "Local", "Derived"}
+    assert symbols.module_by_evidence("Derived") and not symbols.module_by_evidence("NoForward")
+
+
+def test_a_star_import_hands_on_the_conventional_torch_names() -> None:
+    source = "from models.common import *\n\nclass Detect(nn.Module):\n    pass\n"
+    symbols = Symbols(ast.parse(source))
+    assert symbols.is_local_module_class("Detect") and not symbols.module_by_evidence("Detect")
+    assert symbols.qualify_dotted("F.pad") == "torch.nn.functional.pad"
+    assert Symbols(ast.parse("import numpy as nn\nfrom m import *\n")).qualify_dotted("nn.Module") == "numpy.Module"

@@ -86,10 +86,20 @@ class ClassTable:
     def __init__(self, tree: ast.Module | None) -> None:
         self._nodes: dict[str, ast.ClassDef] = {}
         self._infos: dict[str, ClassInfo] = {}
+        self._tree = tree
+        self._construction_only: frozenset[str] | None = None
         if tree is not None:
             for statement in all_statements(tree.body):
                 if isinstance(statement, ast.ClassDef):
                     self._nodes.setdefault(statement.name, statement)
+
+    def runs_only_in_construction(self, method: str) -> bool:
+        """Is ``method`` named in the file only where an ``__init__`` calls it on its own instance
+        (``self.features_size = self._flattened_size()``)?  Then it runs while the module is built,
+        before anything can move it."""
+        if self._construction_only is None:
+            self._construction_only = _construction_only(self._tree) if self._tree is not None else frozenset()
+        return method in self._construction_only
 
     def node(self, name: str) -> ast.ClassDef | None:
         """The (first) class of that name anywhere in the file."""
@@ -167,3 +177,38 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                     target_set = info.buffers if sub.func.attr == "register_buffer" else info.parameters
                     target_set.add(sub.args[0].value)
     return info
+
+
+def _construction_only(tree: ast.Module) -> frozenset[str]:
+    """Names called as ``self.name(...)`` in an ``__init__`` of a class and used nowhere else."""
+    called: set[str] = set()
+    elsewhere: set[str] = set()
+    # (node, the name of ``self`` where the node is directly in a class's ``__init__``)
+    todo: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while todo:
+        node, init_self = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            for member in node.body:
+                is_init = isinstance(member, ast.FunctionDef) and member.name == "__init__" and member.args.args
+                todo.append((member, member.args.args[0].arg if is_init else None))  # type: ignore[union-attr]
+            todo.extend((d, None) for d in (*node.decorator_list, *node.bases, *node.keywords))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and init_self is not None:
+            if not (isinstance(node, ast.FunctionDef) and node.name == "__init__"):
+                init_self = None  # a function defined inside ``__init__`` runs whenever it is called
+        if (
+            isinstance(node, ast.Call)
+            and init_self is not None
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == init_self
+        ):
+            called.add(node.func.attr)
+            todo.extend((child, init_self) for child in (*node.args, *node.keywords))
+            continue
+        if isinstance(node, ast.Attribute):
+            elsewhere.add(node.attr)
+        elif isinstance(node, ast.Name):
+            elsewhere.add(node.id)
+        todo.extend((child, init_self) for child in ast.iter_child_nodes(node))
+    return frozenset(called - elsewhere)

@@ -10,6 +10,7 @@ component up in the import table.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -86,6 +87,15 @@ def _preorder(
         todo.extend(iter(block) for block in reversed(list(inner(statement))))
 
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
+# Where a star import hands on names, these are assumed to mean what they mean everywhere else.
+_CONVENTIONAL_ALIASES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional"}
+# Packages whose classes are known here: a base from one of them that is not a module class is not one.
+_NOT_MODULE_ROOTS = frozenset(
+    {"torch", "abc", "typing", "typing_extensions", "enum", "builtins", "collections", "dataclasses", "object"}
+)
+
+
 class Symbols:
     """The import table of one file and the module classes it defines."""
 
@@ -93,7 +103,13 @@ class Symbols:
         self.imports: dict[str, str] = {}
         # Local class name -> dotted base names as written.
         self._class_bases: dict[str, list[str]] = {}
+        # Local classes that define ``forward`` (with a base from elsewhere: a module, see
+        # ``_compute_module_classes``).
+        self._with_forward: set[str] = set()
         self._module_classes: set[str] | None = None
+        self._modules_by_evidence: set[str] = set()
+        # ``from M import *`` at module level: what it binds is not known here.
+        self.star_imports: list[str] = []
         # Module-level ``from M import name`` (relative ones too): local name -> (level, M, name),
         # and ``import M`` / ``import M as m``: local name -> (0, M).  The project's own modules
         # among them are read by the device flow (see flake8_device/project.py).
@@ -106,6 +122,11 @@ class Symbols:
                 self.add_ast_import(statement)
             elif isinstance(statement, ast.ClassDef):
                 self._add_class(statement)
+        if self.star_imports:
+            # A star import of the project's own module (``from models.common import *``) hands on
+            # what that module imported; these names are spelled this way by convention only.
+            for local, target in _CONVENTIONAL_ALIASES.items():
+                self.imports.setdefault(local, target)
 
     # -- imports -------------------------------------------------------------
     def add_ast_import(self, statement: ast.Import | ast.ImportFrom) -> None:
@@ -122,6 +143,7 @@ class Symbols:
             return
         for alias in statement.names:
             if alias.name == "*":
+                self.star_imports.append("." * statement.level + (statement.module or ""))
                 continue
             local = alias.asname or alias.name
             # (A name from a module: a module of the project, maybe; see ``from_imports``.)
@@ -278,6 +300,8 @@ class Symbols:
     # -- classes -------------------------------------------------------------
     def _add_class(self, node: ast.ClassDef) -> None:
         self._class_bases[node.name] = [d for d in map(ast_dotted_name, node.bases) if d]
+        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "forward" for s in node.body):
+            self._with_forward.add(node.name)
         for statement in node.body:
             if isinstance(statement, ast.ClassDef):
                 self._add_class(statement)
@@ -287,10 +311,20 @@ class Symbols:
         if node.name.value in self._class_bases:
             return
         self._class_bases[node.name.value] = [d for d in (dotted_name(a.value) for a in node.bases) if d]
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        if any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in body):
+            self._with_forward.add(node.name.value)
         self._module_classes = None
 
     def _compute_module_classes(self) -> set[str]:
-        found: set[str] = set()
+        seen = self._derived_modules(set())
+        evidenced = {n for n in self._with_forward if self._foreign_base(self._class_bases.get(n, []))}
+        self._modules_by_evidence = self._derived_modules(evidenced - seen) - seen
+        return seen | self._modules_by_evidence
+
+    def _derived_modules(self, found: set[str]) -> set[str]:
+        """``found`` and the classes deriving from them or from ``nn.Module`` and its kin."""
+        found = set(found)
         changed = True
         while changed:
             changed = False
@@ -304,6 +338,31 @@ class Symbols:
                         changed = True
                         break
         return found
+
+    def module_by_evidence(self, name: str) -> bool:
+        """A module class of this file only because it defines ``forward`` over a base from elsewhere
+        (``nn.Module`` is not among the bases seen here): what registers state cannot be proven."""
+        self.is_local_module_class(name)
+        return name in self._modules_by_evidence
+
+    def _foreign_base(self, bases: list[str]) -> bool:
+        """Does a class derive from a class defined elsewhere that this file cannot see, one not known
+        to be anything but a module?  With ``forward`` defined, such a class is a module: a project's
+        own ``BaseModel``, ``MessagePassing``, ``PyroModule`` (what else defines ``forward`` is known:
+        ``torch.autograd.Function``, and plain Python classes with no base from elsewhere)."""
+        foreign = False
+        for base in bases:
+            head = base.split(".")[0]
+            if head in self._class_bases:
+                continue  # a class of this file: it decides through its own bases
+            qualified = self.qualify_dotted(base)
+            if qualified is None:
+                if head in _BUILTIN_NAMES or (head not in self.from_imports and not self.star_imports):
+                    return False  # a name bound some other way (a parameter, an assignment)
+            elif qualified.split(".")[0] in _NOT_MODULE_ROOTS:
+                return False  # torch's other classes, the standard library's
+            foreign = True
+        return foreign
 
     def is_local_module_class(self, name: str) -> bool:
         if self._module_classes is None:

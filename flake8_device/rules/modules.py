@@ -300,20 +300,25 @@ class TensorAttributeNotRegistered(Rule):
             value = summary.attributes.get(assignment.attr) if summary is not None else None
             values.append((method, value if value is not None else Value()))
         on_host = next((m for m, v in values if any(leaf.kind is Kind.HOST for leaf in leaves(v))), None)
+        withheld = None
         if on_host is not None:
-            reason = (
+            withheld = (
                 f"`{target}` is set to a new CPU tensor in `{on_host.name.value}`, which a buffer does not "
                 "move either: make it where the module is"
             )
-            how = "with `self.register_buffer(..., persistent=False)`"
-            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
-        if any(leaf.registers is not False for leaf in leaves(store.value)):
-            reason = (
+        elif any(leaf.registers is not False for leaf in leaves(store.value)):
+            withheld = (
                 f"`{target}` is an `nn.Parameter` along some paths, which a buffer would stop training: "
                 "make it a parameter on every path, or register the plain tensor only"
             )
+        elif self.ctx.symbols.module_by_evidence(owner.node.name.value):
+            withheld = (
+                f"`{owner.node.name.value}` is taken for a module by its `forward`; its base class is not "
+                "seen here, so `register_buffer` cannot be proven to exist"
+            )
+        if withheld is not None:
             how = "with `self.register_buffer(..., persistent=False)`"
-            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, target=target, how=how)
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=withheld, target=target, how=how)
         proven = bool(values) and all(_buffer_value(v) for _, v in values)
         return self._fix(owner.node.name.value, assignment, tensors_stored=proven)
 

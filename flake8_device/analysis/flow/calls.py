@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -161,6 +162,11 @@ class CallsMixin(InterpreterBase):
                 # ``restore_checkpoint(path, model, optimizer)``: loads the optimizer's state (where
                 # the parameters are, unless it is given a device to put it on).
                 self._optimizer_state_loaded(node, argument.expr, argument.value)
+        if qualified is not None and callee.kind is Kind.UNKNOWN:
+            followed = _follows_inputs(qualified, arguments)
+            if followed is not None:
+                self._handed_on(arguments)
+                return followed
         return self._call_value(node, callee, arguments, name)
 
     def _named_value(self, node: cst.BaseExpression) -> Value | None:
@@ -568,6 +574,15 @@ class CallsMixin(InterpreterBase):
                 return self._device_value(device.value, node, module=False) or UNKNOWN
             if any(a.star == "**" for a in node.args):
                 return UNKNOWN  # ``torch.as_tensor(x, **kwargs)``: the device may be among them
+            if qualified == "torch.normal":
+                # ``torch.normal(mean, std)`` of tensors samples where they are; of numbers, on the CPU.
+                moments = [argument_at(node, arguments, i, k) for i, k in ((0, "mean"), (1, "std"))]
+                placed = [leaf for a in moments if a is not None for leaf in leaves(a.value)]
+                if any(leaf.kind is not Kind.NEUTRAL for leaf in placed):
+                    tensors = [leaf for leaf in placed if tensorish(leaf)]
+                    if tensors and len(tensors) == len(placed):
+                        return replace(tensors[0], origin=node, scalar=False, grad=False)
+                    return UNKNOWN
             given = arguments[0].value if arguments and node.args[0].keyword is None else None
             data = node.args[0].value if given is not None and qualified in torch_api.DATA_CONVERSIONS else None
             if self.summary_mode and isinstance(data, cst.Name) and data.value in self.parameters:
@@ -849,6 +864,17 @@ _SHAPE_GROWING_METHODS = frozenset(
     {"unsqueeze", "view", "reshape", "expand", "repeat", "flatten", "expand_as", "view_as", "reshape_as"}
 )
 
+# Packages of host data or of Python itself: what their functions return is not a tensor made
+# where its arguments are (torch's own functions are known one by one: ``_torch_call``).
+_HOST_PACKAGES = frozenset(
+    {
+        "torch", "numpy", "np", "scipy", "sklearn", "pandas", "cv2", "PIL", "skimage", "imageio",
+        "matplotlib", "networkx", "math", "random", "statistics", "os", "sys", "json", "pickle",
+        "logging", "warnings", "time", "itertools", "functools", "collections", "re", "typing",
+        "builtins", "operator", "wandb", "tensorboardX", "mlflow",
+    }
+)  # fmt: skip
+_HOST_FUNCTION_NAME = re.compile(r"numpy|cpu|host|list|item|str|print|log|save|plot|show|len|size|shape|count")
 # Python's own functions that always give a number (or a string): never a tensor.
 _NUMBER_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "hash", "id", "ord"})
 _CONTAINER_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "zip"})
@@ -869,6 +895,8 @@ def _container_builtin(name: str, node: cst.Call, arguments: list[Operand]) -> V
         return container_of("list", [container_of("list", list(dict.fromkeys(cells)))]) if cells else None
     if any(a.star for a in node.args):
         return None
+    if not node.args and name in ("list", "tuple"):
+        return container_of(name, [])  # ``list()``: empty, as ``[]`` is
     # (a dict gives its keys)
     given = [
         container_of("list", [NEUTRAL]) if o.value.container == "dict" else o.value
@@ -884,6 +912,28 @@ def _container_builtin(name: str, node: cst.Call, arguments: list[Operand]) -> V
     if name == "tuple" and given[0].kind is Kind.CONTAINER and given[0].container == "tuple":
         return given[0]
     return container_of("list", [element_of(given[0])])
+
+
+def _follows_inputs(qualified: str, arguments: list[Operand]) -> Value | None:
+    """A function of a tensor library this file imports (``to_dense_adj(edge_index)``,
+    ``rearrange(x, ...)``) given the function's inputs and nothing else placed: its tensors are made
+    where those are, as tensor functions make theirs.  Not for classes (an object, not a tensor),
+    packages of host data, or functions named for the host; None where that does not hold."""
+    package, _, function = qualified.rpartition(".")
+    if (
+        not package
+        or package.split(".")[0] in _HOST_PACKAGES
+        or function[:1].isupper()
+        or _HOST_FUNCTION_NAME.search(function)
+    ):
+        return None
+    places = [leaf for a in arguments for leaf in leaves(a.value) if leaf.kind is not Kind.NEUTRAL]
+    if not places or any(p.kind is not Kind.INPUT or not tensorish(p) for p in places):
+        return None
+    first = places[0]
+    if any(p.source != first.source or p.condition != first.condition for p in places):
+        return None
+    return replace(first, scalar=False)
 
 
 def _all_on_accelerator(arguments: list[Operand]) -> Value | None:

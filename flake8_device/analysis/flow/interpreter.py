@@ -466,7 +466,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             given = {
                 k[len("self.") :]: union([value for _, value in v]) for k, v in context.items() if k.startswith("self.")
             }
-            if given:
+            if given and self.in_module_class and self.ctx.classes.runs_only_in_construction(function.name.value):
+                # Called only while ``__init__`` builds the module: nothing has moved it yet, so
+                # its layers are where that construction made them.
+                for attribute, value in given.items():
+                    self.state.env[f"{self.self_name}.{attribute}"] = value
+            elif given:
                 self.seed_attributes(given)
         defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
         if self.in_module_class and function.name.value == "forward":
@@ -1553,13 +1558,19 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 source=_combined_source(a, b),
                 guard=a.guard or b.guard,
                 placed_by=chosen_by(a.placed_by, b.placed_by),
-                held=a.held if a.held == b.held else None,
+                # (Two plain attributes stay where they were made, together: a held result.)
+                held=a.held if a.held and b.held else None,
             )
         for concrete, parameter in ((a, b), (b, a)):
             if parameter.kind is Kind.INPUT and parameter.source and concrete.kind in (Kind.HOST, Kind.ACCEL):
                 # A parameter (in a summary) may be a number: along the paths that do not fail,
                 # the result is where the tensor is.
                 return replace(concrete, module=False, scalar=False, source="*")
+            if parameter.kind is Kind.INPUT and concrete.kind is Kind.HOST and tensorish(a) and tensorish(b):
+                if not concrete.scalar:
+                    # A host tensor meeting the inputs (reported there): its fix makes it where they
+                    # are, and so is the result (as in ``common_device``).
+                    return replace(parameter, module=False, scalar=False)
         if tensorish(a) and tensorish(b) and (a.scalar or b.scalar) and a.kind is not b.kind:
             # A 0-dim CPU tensor combines with a tensor anywhere: the result is where the other one is.
             other = b if a.scalar and a.kind is Kind.HOST else a if b.scalar and b.kind is Kind.HOST else None

@@ -381,9 +381,14 @@ class LocalCallsMixin(InterpreterBase):
             # (Modules only: tensors or lists kept as plain attributes do not follow a module.)
             if all(v.kind is not Kind.UNKNOWN and v.module is True for v in given):
                 return replace(union(given), module=True, origin=node)  # a wrapper: where its parts are
-            if any(part.kind is Kind.UNKNOWN for value in given for part in leaves(value)):
+            if any(
+                part.kind is Kind.UNKNOWN or (part.kind is Kind.INPUT and part.module is not False)
+                for value in given
+                for part in leaves(value)
+            ):
                 # A wrapper around what it is given, some of it from where the analysis cannot see
-                # (a model a helper of another package loaded and moved): its place is unknown too.
+                # (a model a helper of another package loaded and moved, or one its caller passes):
+                # its place is unknown too.
                 return Value(Kind.UNKNOWN, module=True, origin=node)
         return built
 

@@ -113,15 +113,30 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
         # chose it, and the move to copy elsewhere, belong to the function's own code.
         device = texts.get(value.device or "", value.device)
         local = value.device is not None and value.device != device
-        return replace(
+        placed = replace(
             value,
             device=device,
             move=None if local or value.condition not in (ALWAYS,) else value.move,
             condition=value.condition if value.condition == ALWAYS else None,
         )
+        given = arguments.get(value.device or "")
+        if given is not None and any(a.constant is not None for a in alternatives(given)):
+            # The caller's device, choice by choice: ``"cpu"`` from one call is the host there.
+            return union([_on_given_device(placed, a) for a in alternatives(given)])
+        return placed
     if value.kind is Kind.CONDITIONAL:
         return UNKNOWN  # chosen by a condition of the function's own
     return value
+
+
+def _on_given_device(placed: Value, given: Value) -> Value:
+    """A tensor made on a device parameter, for one alternative of what the caller gives there."""
+    literal = (given.constant or "").split(":")[0]
+    if given.kind is not Kind.NEUTRAL or given.constant is None:
+        return UNKNOWN  # (beside the choices seen, one not known is not guessed)
+    if literal == "cpu":
+        return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=given.placed_by)
+    return replace(placed, placed_by=tuple(sorted({*placed.placed_by, *given.placed_by})))
 
 
 def _converted(value: Value, argument: Value) -> Value:

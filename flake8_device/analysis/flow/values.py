@@ -383,6 +383,7 @@ def union(values: Sequence[Value]) -> Value:
                 known.kind is alternative.kind
                 and known.container == alternative.container
                 and not _made_apart(known, alternative)
+                and not _chosen_apart(known, alternative)
                 and known.held == alternative.held
             ):
                 merged[index] = _join_same_kind(known, alternative)
@@ -432,6 +433,12 @@ def join(a: Value, b: Value) -> Value:
     if a.kind is b.kind and a.container == b.container and a.held == b.held and not _made_apart(a, b):
         return _join_same_kind(a, b)
     return union((a, b))
+
+
+def _chosen_apart(a: Value, b: Value) -> bool:
+    """Two constants that different choices give (``device="cpu"`` from one call, the default
+    ``"cuda"`` from another) stay apart: joined, they would say neither."""
+    return a.constant != b.constant and bool(a.placed_by) and bool(b.placed_by) and a.placed_by != b.placed_by
 
 
 def _made_apart(a: Value, b: Value) -> bool:
@@ -688,8 +695,12 @@ def common_device(operands: Sequence[Valued]) -> Value:
         kinds = {v.kind for v in values if not v.scalar} or {v.kind for v in values}
         if kinds == {Kind.HOST, Kind.ACCEL}:
             continue  # fails along this path
-        if Kind.INPUT in kinds and len(kinds) == 2 and kinds & {Kind.HOST, Kind.ACCEL}:
-            kinds -= {Kind.INPUT}  # where the inputs are must be there too, or this path fails
+        if kinds == {Kind.INPUT, Kind.ACCEL}:
+            kinds = {Kind.ACCEL}  # where the inputs are must be there too, or this path fails
+        elif kinds == {Kind.INPUT, Kind.HOST}:
+            # A host tensor meeting the inputs: reported there (DEV202), and its fix makes it where
+            # they are, so the result is where the inputs are (not a proof that they are on the host).
+            kinds = {Kind.INPUT}
         first = next(v for v in values if v.kind in kinds)
         same_source = first.source not in (None, "*") and all(v.source == first.source for v in values)
         if len(kinds) != 1 or first.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
@@ -709,8 +720,9 @@ def common_device(operands: Sequence[Valued]) -> Value:
                 # Computed from the caller's values (in a summary): several parameters are "*".
                 source=first.source if same_source else "*" if any(v.source for v in values) else None,
                 converted=same_source and all(v.converted for v in values),
-                # Where a plain attribute is, along the paths where the others are there too.
-                held=first.held if all(v.held == first.held for v in values if v.kind is first.kind) else None,
+                # Where plain attributes are (where they were made), along the paths where the others
+                # are there too.
+                held=first.held if all(v.held for v in values if v.kind is first.kind) else None,
             )
         )
     return union(results) if results else UNKNOWN
