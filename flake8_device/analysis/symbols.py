@@ -318,7 +318,9 @@ class Symbols:
 
     def _compute_module_classes(self) -> set[str]:
         seen = self._derived_modules(set())
-        evidenced = {n for n in self._with_forward if self._foreign_base(self._class_bases.get(n, []))}
+        # (Only in a file that imports torch: elsewhere ``forward`` means something else.)
+        candidates = self._with_forward if self.uses_torch else set()
+        evidenced = {n for n in candidates if self._foreign_base(self._class_bases.get(n, []))}
         self._modules_by_evidence = self._derived_modules(evidenced - seen) - seen
         return seen | self._modules_by_evidence
 
