@@ -15,6 +15,7 @@ from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import cuda_guards, patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
+from flake8_device.analysis.flow.knowledge import names_cpu
 from flake8_device.analysis.types import Evidence
 from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
@@ -415,8 +416,7 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
     """``"cpu"``, ``torch.device("cpu")``: the CPU written out (``device=device`` holding None is not)."""
     if isinstance(node, cst.Call) and node.args:
         node = node.args[0].value
-    literal = patterns.string_value(node)
-    return literal is not None and literal.split(":")[0] == "cpu"
+    return names_cpu(patterns.string_value(node))
 
 
 def _first_tensor_input(function: cst.FunctionDef | None, rule: Rule) -> str | None:

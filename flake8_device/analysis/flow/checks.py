@@ -23,7 +23,7 @@ from flake8_device.analysis.flow.events import (
     TransformBeforeMove,
     UnmovedLossOrMetric,
 )
-from flake8_device.analysis.flow.knowledge import TRANSFORM_NAME
+from flake8_device.analysis.flow.knowledge import TRANSFORM_NAME, names_cpu
 from flake8_device.analysis.flow.syntax import (
     argument_at,
     compound_blocks,
@@ -152,8 +152,7 @@ class ChecksMixin(InterpreterBase):
         if isinstance(where, cst.Lambda):  # ``lambda storage, loc: storage``: left where it was read, the CPU
             params = where.params.params
             return bool(params) and isinstance(where.body, cst.Name) and where.body.value == params[0].name.value
-        literal = patterns.string_value(where) if where is not None else None
-        return literal is not None and literal.split(":")[0] == "cpu"
+        return names_cpu(patterns.string_value(where) if where is not None else None)
 
     def _settle_optimizers(self, value: Value, rebase: Callable[[str], str | None]) -> Value:
         """Optimizers a call gives back (or leaves in attributes), in the caller's terms: their

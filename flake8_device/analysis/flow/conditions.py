@@ -13,7 +13,7 @@ import libcst as cst
 
 from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import InterpreterBase
-from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, DEVICE_NAME
+from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, DEVICE_NAME, names_accelerator, names_cpu
 from flake8_device.analysis.flow.state import State
 from flake8_device.analysis.flow.syntax import last_name, path_of
 from flake8_device.analysis.flow.values import ALWAYS, Kind, Value, movable_pair, negate
@@ -219,7 +219,7 @@ class ConditionsMixin(InterpreterBase):
         """The condition under which a device expression is an accelerator (ALWAYS for a literal one)."""
         literal = patterns.string_value(node)
         if literal is not None:
-            return ALWAYS if literal.split(":")[0] in ACCELERATOR_WORDS else None
+            return ALWAYS if names_accelerator(literal) else None
         if isinstance(node, cst.Integer):
             return ALWAYS
         if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
@@ -254,8 +254,7 @@ class ConditionsMixin(InterpreterBase):
         if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
             first = patterns.positional(node, 0)
             node = first.value if first is not None else node
-        literal = patterns.string_value(node)
-        return literal is not None and literal.split(":")[0] == "cpu"
+        return names_cpu(patterns.string_value(node))
 
     def _conditional_placement(
         self,

@@ -43,6 +43,7 @@ from flake8_device.analysis.flow.knowledge import (
     OPTIMIZER_CLASS_PREFIX,
     PASS_THROUGH_CALLS,
     TENSOR_EVIDENCE,
+    names_cpu,
 )
 from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
@@ -1708,7 +1709,7 @@ def _cpu_defaults(function: cst.FunctionDef) -> Iterator[str]:
         if default is None:
             continue
         if (isinstance(default, cst.Name) and default.value == "None") or (
-            (patterns.string_value(default) or "").split(":")[0] == "cpu"
+            names_cpu(patterns.string_value(default))
         ):
             yield param.name.value
 

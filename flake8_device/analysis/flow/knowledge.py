@@ -40,6 +40,18 @@ PASS_THROUGH_CALLS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.not
 # Argument names whose presence means the module itself places its weights.
 PLACEMENT_KEYWORDS = ("device", "device_map")
 ACCELERATOR_WORDS = ("cuda", "mps", "xpu", "npu", "hpu", "xla", "mlu", "meta")
+
+
+def names_cpu(literal: str | None) -> bool:
+    """A device string naming the CPU: ``"cpu"``, ``"cpu:0"``."""
+    return literal is not None and literal.split(":")[0] == "cpu"
+
+
+def names_accelerator(literal: str | None) -> bool:
+    """A device string naming an accelerator: ``"cuda"``, ``"cuda:1"``, ``"mps"``."""
+    return literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS
+
+
 # Attributes only tensors have (modules also have `.to`, `.cuda`, `.float`, `.half`: not evidence).
 TENSOR_EVIDENCE = frozenset(
     {

@@ -9,7 +9,14 @@ import libcst as cst
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow.base import InterpreterBase
 from flake8_device.analysis.flow.events import Operand
-from flake8_device.analysis.flow.knowledge import ACCELERATOR_WORDS, CONFIG_OWNER, DEVICE_NAME, DTYPE_NAME
+from flake8_device.analysis.flow.knowledge import (
+    ACCELERATOR_WORDS,
+    CONFIG_OWNER,
+    DEVICE_NAME,
+    DTYPE_NAME,
+    names_accelerator,
+    names_cpu,
+)
 from flake8_device.analysis.flow.syntax import path_of
 from flake8_device.analysis.flow.values import (
     ALWAYS,
@@ -235,11 +242,11 @@ class PlacementMixin(InterpreterBase):
         # the CPU: ``model.to(device)`` and ``x.to(device)`` never meet across its alternatives.
         for alternative in bound.alternatives:
             literal = alternative.constant
-            if literal == "None" or (literal is not None and literal.split(":")[0] == "cpu"):
+            if literal == "None" or names_cpu(literal):
                 placed.append(
                     Value(Kind.HOST, origin=origin, module=module, guard=alternative.guard, placed_by=((text, "host"),))
                 )
-            elif (literal is not None and literal.split(":")[0] in ACCELERATOR_WORDS) or (
+            elif names_accelerator(literal) or (
                 literal is None and DEVICE_NAME.search(text)
             ):
                 placed.append(

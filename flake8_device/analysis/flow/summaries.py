@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from flake8_device.analysis.flow.knowledge import names_cpu
 from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, alternatives, bounded, tensorish, union
 
 # Calls followed through summaries, one inside the other.
@@ -131,10 +132,9 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
 
 def _on_given_device(placed: Value, given: Value) -> Value:
     """A tensor made on a device parameter, for one alternative of what the caller gives there."""
-    literal = (given.constant or "").split(":")[0]
     if given.kind is not Kind.NEUTRAL or given.constant is None:
         return UNKNOWN  # (beside the choices seen, one not known is not guessed)
-    if literal == "cpu":
+    if names_cpu(given.constant):
         return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=given.placed_by)
     return replace(placed, placed_by=tuple(sorted({*placed.placed_by, *given.placed_by})))
 
