@@ -272,3 +272,44 @@ def test_factories_in_functions_follow_an_accelerator_default_device() -> None:
     assert env["made"].kind is Kind.ACCEL and env["layer"].kind is Kind.ACCEL
     assert env["kept"].kind is Kind.HOST  # from_numpy ignores the default device
     assert analysis.final_env[analysis.ctx.module]["at_import"].kind is Kind.HOST  # before any setting runs
+
+
+def test_a_model_looked_up_in_a_package_of_models_is_built_on_the_host() -> None:
+    # (Fast Human Pose Estimation's demo, pytorch/examples' ImageNet) `models.__dict__[arch](...)`.
+    body = """
+        import torchvision.models as models
+
+        model = models.__dict__["resnet18"](num_classes=10)
+        model.eval()
+        output = model(torch.zeros(1, 3, 8, 8).to(device))
+        """
+    env = module_env(body)
+    assert env["model"].kind is Kind.HOST and env["model"].module is True
+    assert event_types(body) == ["Mix"]
+    # Not a package of models: nothing is known of what it builds.
+    other = body.replace("torchvision.models as models", "registry as models")
+    assert module_env(other)["model"].kind is Kind.UNKNOWN
+    assert event_types(other) == []
+
+
+def test_a_device_objects_batch_to_device_moves_the_batch_there() -> None:
+    # (Composer's evaluation loop on MPS) `device.batch_to_device(batch)`: the receiver is the device;
+    # the outputs moved to the CPU for the metric then meet the batch left on it.
+    body = """
+        def evaluate(state, model, loader, metric):
+            for batch in loader:
+                batch = state.device.batch_to_device(batch)
+                outputs = model.eval_forward(batch).cpu()
+                model.update_metric(batch, outputs, metric)
+
+        def evaluate_fixed(state, model, loader, metric, cpu):
+            for batch in loader:
+                batch = state.device.batch_to_device(batch)
+                outputs = model.eval_forward(batch).cpu()
+                model.update_metric(cpu.batch_to_device(batch), outputs, metric)
+        """
+    analysis = analyse(body)
+    assert [type(e).__name__ for e in analysis.events] == ["Mix"]
+    mix = analysis.events[0]
+    assert "update_metric" in mix.operation
+    assert analysis.ctx.code_for(mix.accel.expr) == "batch" and analysis.ctx.code_for(mix.host.expr) == "outputs"

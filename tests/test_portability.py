@@ -36,6 +36,15 @@ def test_fsdp_and_xla_checkpoint_code_is_not() -> None:
     assert codes(xla) == []
 
 
+def test_code_that_supports_xla_where_it_is_found_is_reported() -> None:
+    """A file importing ``torch_xla`` only where a TPU is found runs on every other device too
+    (accelerate's checkpointing.py, whose optimizer state was restored onto the saving GPU)."""
+    optional = LOAD.replace(
+        "import torch\n", "import torch\n\nif TPU:\n    import torch_xla.core.xla_model as xm\n"
+    )
+    assert codes(optional) == ["DEV401"]
+
+
 def test_a_load_without_evidence_is_left_to_dev405() -> None:
     plain = "import torch\n\n\ndef read(path):\n    return torch.load(path)\n"
     assert codes(plain) == []
@@ -69,3 +78,26 @@ def test_two_loads_with_the_same_text_keep_their_own_facts() -> None:
     )
     result = Engine([rule_by_code("DEV401")]).lint(source)  # type: ignore[list-item]
     assert [v.line for v in result.violations] == [6]
+
+
+def test_training_checkpoint_keys_are_evidence() -> None:
+    """The weights' moving average (imagen-pytorch's ``loaded["ema"]``) and ``optimizer_state`` are
+    kept by a training loop, on the device it trained on."""
+    ema = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def load_for_sampling(path, use_ema=False):\n"
+        "    loaded = torch.load(path)\n"
+        "    model = nn.Linear(4, 2)\n"
+        '    model.load_state_dict(loaded["ema"] if use_ema and "ema" in loaded else loaded["model"])\n'
+        "    return model\n"
+    )
+    assert codes(ema) == ["DEV401"]
+    assert codes(ema.replace('"ema"', '"weights"')) == []
+    resume = (
+        "import torch\n\n\n"
+        "def resume_run(path, model, optimizer):\n"
+        "    state = torch.load(path)\n"
+        '    model.load_state_dict(state["model"])\n'
+        '    optimizer.load_state_dict(state["optimizer_state"])\n'
+    )
+    assert codes(resume) == ["DEV401"]

@@ -77,3 +77,27 @@ def test_a_cuda_driver_must_define_run_of_program_and_device(tmp_path, driver: s
         assert problems == []
     else:
         assert any(problem in p for p in problems), problems
+
+
+def test_a_real_file_is_extracted_with_the_project_modules_it_imports() -> None:
+    """Whole real files are linted beside the repository's modules they import, as in a checkout."""
+    from realfiles import imported_modules  # (bench/realworld is on the path: fixture_support)
+
+    source = b"from utils import get_device\nfrom . import base\nfrom .models import net\nimport tools.io\nimport os\n"
+    available = {
+        "runner/app/utils.py",
+        "runner/app/base.py",
+        "runner/app/models/__init__.py",
+        "runner/app/models/net.py",
+        "runner/utils.py",  # (not beside the file, nor at the root: Python would not find it either)
+        "tools/io.py",
+    }
+    found = imported_modules(source, "runner/app/audio.py", available)
+    assert found == [
+        "runner/app/utils.py",
+        "runner/app/base.py",
+        "runner/app/models/__init__.py",
+        "runner/app/models/net.py",
+        "tools/io.py",
+    ]
+    assert imported_modules(b"def broken(:\n", "x.py", available) == []

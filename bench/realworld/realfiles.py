@@ -10,7 +10,9 @@ into bench/.work/real/, lints it with the default rule set and answers (found, f
 - false alarm: a default-on finding on one of ``fixed_lines`` at ``fix_commit``.
 
 The file is linted in the context of its repository, as far as that is cheap: its sibling
-``.py`` files (same directory) are extracted and linted in the same run, the pin files of
+``.py`` files (same directory) are extracted and linted in the same run, the repository's
+modules it imports are extracted beside it (not linted: the linter reads their functions, as
+in a user's checkout; :func:`imported_modules`), the pin files of
 the directories above it (requirements, lock files, pyproject.toml, setup.cfg) are extracted
 so that the advisories read the project's own releases, and an empty ``.git`` marks the
 repository root, where the linter's pin lookup stops.  Optional entry keys: ``fix_path``
@@ -26,6 +28,7 @@ fetch.  ``python3 bench/realworld/realfiles.py [CASE_DIR ...]`` prints the entri
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import shutil
@@ -61,6 +64,57 @@ def _tree(git_dir: Path, commit: str, directory: str) -> list[str]:
         if kind == b"blob" and mode != b"120000":
             names.append(f"{directory}/{name.decode()}" if directory else name.decode())
     return names
+
+
+def _all_python_files(git_dir: Path, commit: str) -> set[str]:
+    """Every ``.py`` blob path of the repository at ``commit``."""
+    result = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "--name-only", commit],
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        return set()
+    return {name.decode() for name in result.stdout.split(b"\0") if name.endswith(b".py")}
+
+
+def imported_modules(text: bytes, path: str, available: set[str]) -> list[str]:
+    """The repository's ``.py`` files that the file at ``path`` imports (one level, not what they
+    import in turn), found where the linter looks for them (``flake8_device.project``): relative
+    imports from its package, absolute ones from its folder or the repository's root.  They are
+    what a user's checkout holds beside the file: the linter reads the functions they define."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    parts = path.split("/")[:-1]
+    ancestors = list(dict.fromkeys(("/".join(parts), "")))
+    found: list[str] = []
+
+    def add(base: str, dotted: list[str]) -> None:
+        stem = "/".join(p for p in (base, *dotted) if p)
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            if candidate in available and candidate != path and candidate not in found:
+                found.append(candidate)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                for base in ancestors:
+                    add(base, alias.name.split("."))
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module.split(".") if node.module else []
+            if node.level:
+                if node.level - 1 > len(parts):
+                    continue
+                bases = ["/".join(parts[: len(parts) - (node.level - 1)])]
+            else:
+                bases = ancestors
+            for base in bases:
+                add(base, module)
+                for alias in node.names:  # ``from pkg import submodule``
+                    add(base, [*module, alias.name])
+    return found
 
 
 def _is_pin_file(path: str) -> bool:
@@ -106,15 +160,16 @@ def extract(
         context += [p for p in _tree(git_dir, commit, "/".join(parts[:depth])) if _is_pin_file(p)]
     if siblings:
         context += [p for p in _tree(git_dir, commit, directory) if p.endswith(".py") and p != path]
+    imported = [p for p in imported_modules(text, path, _all_python_files(git_dir, commit)) if p not in context]
     written = []
-    for name in context:
+    for name in [*context, *imported]:
         try:
             data = show(git_dir, commit, name)
         except MirrorError:
             continue  # a blob the snapshot lacks (large files): context only
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
-        if name.endswith(".py"):
+        if name.endswith(".py") and name not in imported:
             written.append(root / name)
     return target, written
 

@@ -57,8 +57,21 @@ _STATELESS_NAME = re.compile(r"sched|scaler", re.I)
 _STATELESS_CLASSES = re.compile(
     r"^torch\.(?:optim\.lr_scheduler\.\w+|(?:cuda\.)?amp\.GradScaler|amp\.grad_scaler\.\w+)$"
 )
-# Keys only a training loop writes: optimizer state and Lightning's checkpoint layout.
-TRAINING_KEYS = frozenset({"optimizer", "optimizer_states", "optimizer_state_dict", "hyper_parameters"})
+# Keys only a training loop writes: optimizer state, the weights' moving average (EMA) it keeps
+# beside the model, and Lightning's checkpoint layout.
+TRAINING_KEYS = frozenset(
+    {
+        "optimizer",
+        "optimizer_state",
+        "optimizer_states",
+        "optimizer_state_dict",
+        "ema",
+        "ema_state_dict",
+        "model_ema",
+        "state_dict_ema",
+        "hyper_parameters",
+    }
+)
 # Where a published artifact's path comes from.
 _DOWNLOAD = re.compile(r"download|urlretrieve|cached_path|get_file$", re.I)
 # Calls whose result holds no device tensors (host copies, Python values).
@@ -317,7 +330,7 @@ class FileSerialization:
         facts = LoadFacts()
         source = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg == "f")
         quiet = self._quiet_source(source, scope) or self._guarded(chain)
-        if quiet is None and _SHARDED_CODE.search(self.text):
+        if quiet is None and (_SHARDED_CODE.search(self.text) or self._xla_code):
             quiet = "FSDP or XLA checkpoint code runs only on the accelerators that wrote the files"
         if quiet is not None:
             facts.quiet = quiet
@@ -391,6 +404,17 @@ class FileSerialization:
             facts.device = next((e.device for e in evidence if e.device is not None), None)
             facts.device_visible = facts.device is not None and self._visible(facts.device, scope)
         return facts
+
+    @property
+    def _xla_code(self) -> bool:
+        """XLA checkpoint code: ``torch_xla`` imported at the top of the file, unconditionally.  A
+        file that imports it only where a TPU is found (accelerate's ``checkpointing.py``) runs on
+        every other device too."""
+        return any(
+            isinstance(statement, (ast.Import, ast.ImportFrom))
+            and any(name.startswith("torch_xla") for name in _imported_modules(statement))
+            for statement in self.tree.body
+        )
 
     def _visible(self, device: str, scope: _Scope) -> bool:
         """Is the root name of ``device`` bound anywhere in ``scope`` or at module level (not proven at the load)?"""
@@ -990,8 +1014,14 @@ class _ResultFlow:
 
 # ``m.load_state_dict(state)``, ``set_peft_model_state_dict(m, state)``: state copied into a model.
 _LOADS_STATE = re.compile(r"(?:^|[._])(?:load|set)_?\w*state_dict$")
-_SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b|torch_xla")
+_SHARDED_CODE = re.compile(r"FullyShardedDataParallel|torch\.distributed\.fsdp|\bfully_shard\b")
 _ACCELERATOR_LITERAL = re.compile(r"^(?:cuda|mps|xpu|npu|hpu|xla|mlu)(?::\d+)?$")
+
+
+def _imported_modules(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(statement, ast.ImportFrom):
+        return [statement.module or ""] if statement.level == 0 else []
+    return [alias.name for alias in statement.names]
 
 
 def _as_attribute(move: Move, method: _Scope) -> Move:

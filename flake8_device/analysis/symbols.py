@@ -393,9 +393,23 @@ class Symbols:
                 return True
         return False
 
+    def is_model_registry_entry(self, func: cst.BaseExpression) -> bool:
+        """``models.__dict__[arch]``: a model class looked up in an imported package of models
+        (torchvision's, or the project's own, as pytorch/examples' ImageNet script does)."""
+        if not isinstance(func, cst.Subscript):
+            return False
+        table = func.value
+        if not (isinstance(table, cst.Attribute) and table.attr.value == "__dict__"):
+            return False
+        package = self.qualify(table.value) or ""
+        return package.rsplit(".", 1)[-1] == "models"
+
     def is_module_constructor(self, func: cst.BaseExpression) -> bool:
-        """Is ``func(...)`` building an ``nn.Module`` (a torch.nn class or a local subclass)?"""
+        """Is ``func(...)`` building an ``nn.Module`` (a torch.nn class or a local subclass, or an
+        entry of a package of models)?"""
         if isinstance(func, cst.Name) and self.is_local_module_class(func.value):
+            return True
+        if self.is_model_registry_entry(func):
             return True
         qualified = self.qualify(func)
         return qualified is not None and torch_api.is_nn_module_class(qualified)

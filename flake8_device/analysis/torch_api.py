@@ -754,6 +754,16 @@ HOST_GENERATOR_CONSUMERS: frozenset[str] = frozenset(
 
 DEFAULT_DEVICE_SETTERS: frozenset[str] = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
 
+# Arguments a function takes on the CPU whatever the device of the others: the CTC loss moves its
+# targets to the device of ``log_probs`` itself and reads its lengths on the host (cuDNN wants all
+# three there).  Function (or loss class) -> (position, keyword) of each.
+CTC_HOST_ARGUMENTS: tuple[tuple[int, str], ...] = ((1, "targets"), (2, "input_lengths"), (3, "target_lengths"))
+HOST_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "torch.nn.functional.ctc_loss": CTC_HOST_ARGUMENTS,
+    "torch.ctc_loss": CTC_HOST_ARGUMENTS,
+    "torch.nn.CTCLoss": CTC_HOST_ARGUMENTS,
+}
+
 # Index arguments: function -> (position of the indexed tensor, position and keyword of the index).
 # Unlike subscripts (where a device tensor may take host indices), these need both on one device.
 INDEX_FUNCTIONS: dict[str, tuple[int, int, str]] = {

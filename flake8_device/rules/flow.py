@@ -68,7 +68,8 @@ class MixedDevices(Rule):
     Follows where each tensor lives and reports an operation (arithmetic, a
     `torch.*` or `F.*` call, a loss, a metric update, a model call) whose
     operands are certainly on different devices: one on the CPU, one moved to
-    an accelerator.
+    an accelerator. Arguments an operation takes on the CPU whatever the
+    device of the others (the CTC loss's targets and lengths) meet nothing.
 
     ## Why is this bad?
     The operation fails at run time with `Expected all tensors to be on the
@@ -435,7 +436,9 @@ class DiscardedMove(Rule):
 
     ## What it does
     Finds `x.to(device)`, `x.cuda()` and `x.cpu()` used as a statement on a
-    value known to be a tensor.
+    value known to be a tensor. A cast that names no device
+    (`x.to(torch.float32)`) is not a move, and a parameter named for a model
+    (`module`, `model`, `net`, ...) is not taken for a tensor by its `.device`.
 
     ## Why is this bad?
     Modules move in place, tensors do not: `tensor.to(device)` returns a new

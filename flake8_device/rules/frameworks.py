@@ -15,7 +15,7 @@ import libcst as cst
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
 from flake8_device.analysis.flow import Kind, events, functions_with_owners
-from flake8_device.analysis.flow.values import alternatives
+from flake8_device.analysis.flow.values import Value, alternatives
 from flake8_device.analysis.scope import device_variable
 from flake8_device.model import Fix, FixSafety, ReplaceNode
 from flake8_device.rule import Rule
@@ -361,7 +361,9 @@ class WrappedModuleNotMoved(Rule):
     wrapped by `DistributedDataParallel` with `device_ids` (or in a file that
     initialises `nccl`), or by `DataParallel` and not moved afterwards either.
     A job that may run on the `gloo` backend (named in the same function or
-    script), with no literal `device_ids`, is a CPU job: not reported. Device
+    script), with no literal `device_ids`, is a CPU job: not reported, unless
+    the `DistributedDataParallel` wrapper is moved to the accelerator
+    afterwards (`net = DDP(net); net.to(device)`), which DDP does not follow. Device
     ids given only where CUDA is available (`[rank] if
     torch.cuda.is_available() else None`) are reported: on a GPU machine that
     path is taken, and the module is still on the CPU.
@@ -432,6 +434,13 @@ class WrappedModuleNotMoved(Rule):
                 ids = None
             # device_ids=[rank] if torch.cuda.is_available() else None: the GPU path is this job's too
             ids, condition = self._ids_on_one_path(event.function, ids)
+            if wrapper == "DistributedDataParallel" and self._wrapper_moved_after(event):
+                why = (
+                    "it is moved to the device only after the wrap, and DDP registers its gradient "
+                    "reduction for the parameters as they are when it wraps them"
+                )
+                self._report(event, wrapper, ids, why, condition)
+                continue
             if wrapper == "DistributedDataParallel" and not isinstance(ids, (cst.List, cst.Tuple)):
                 if self._may_use_gloo(event.function):
                     continue  # a CPU job (gloo) wraps CPU modules, with no device ids
@@ -479,24 +488,39 @@ class WrappedModuleNotMoved(Rule):
             for node in self.ctx.scope_nodes(scope)
         )
 
-    def _never_moved_after(self, event: events.WrappedUnmoved) -> bool:
-        """``model = DataParallel(model)`` whose name still holds a host module at the end of its scope."""
+    def _wrapper_final_places(self, event: events.WrappedUnmoved) -> tuple[cst.CSTNode, str, tuple[Value, ...]] | None:
+        """For ``model = Wrapper(model)``: its scope, the name, and where that name's value is at the
+        end of the scope."""
         statement = event.statement
         if statement is None:
-            return False
+            return None
         for small in statement.body:
             if isinstance(small, cst.Assign) and small.value is event.call and len(small.targets) == 1:
                 target = small.targets[0].target
                 if isinstance(target, cst.Name):
                     scope = event.function if event.function is not None else self.ctx.module
                     final = self.ctx.flow.final_env.get(scope, {}).get(target.value)
-                    places = alternatives(final) if final is not None else ()
-                    unmoved = any(p.kind is Kind.HOST and p.module is True for p in places) and not any(
-                        p.kind is Kind.ACCEL for p in places
-                    )
-                    # (It fails at its first forward: a wrapper only used for its state dict never does.)
-                    return unmoved and self._run_or_returned(scope, target.value)
-        return False
+                    return scope, target.value, alternatives(final) if final is not None else ()
+        return None
+
+    def _never_moved_after(self, event: events.WrappedUnmoved) -> bool:
+        """``model = DataParallel(model)`` whose name still holds a host module at the end of its scope."""
+        found = self._wrapper_final_places(event)
+        if found is None:
+            return False
+        scope, name, places = found
+        unmoved = any(p.kind is Kind.HOST and p.module is True for p in places) and not any(
+            p.kind is Kind.ACCEL for p in places
+        )
+        # (It fails at its first forward: a wrapper only used for its state dict never does.)
+        return unmoved and self._run_or_returned(scope, name)
+
+    def _wrapper_moved_after(self, event: events.WrappedUnmoved) -> bool:
+        """``net = DistributedDataParallel(net)`` and then ``net.to(device)``: the wrapper (and the
+        module in it) is on an accelerator at the end of its scope, along every path."""
+        found = self._wrapper_final_places(event)
+        places = found[2] if found is not None else ()
+        return bool(places) and all(p.kind in (Kind.ACCEL, Kind.CONDITIONAL) and p.module is True for p in places)
 
     def _run_or_returned(self, scope: cst.CSTNode, name: str) -> bool:
         """Is ``name`` called in ``scope`` (``model(x)``), or returned for its caller to run?"""

@@ -37,14 +37,17 @@ class TorchLoadWithoutMapLocation(Rule):
     goes into a model moved to a device (here, in its class, or by the caller
     that receives the model) or is moved itself; another `torch.load` beside it
     passes `map_location`; or it is a training checkpoint (it holds optimizer
-    state, or Lightning's `hyper_parameters`). The message says which.
+    state, the weights' moving average (`ema`), or Lightning's
+    `hyper_parameters`). The message says which.
 
     It stays silent for files the code itself saved with host values only
     (`x.cpu()`, shapes, numbers), for state loaded into an LR scheduler or a
     gradient scaler (numbers), for in-memory bytes (`io.BytesIO`), for files
     shipped with the package (a path built from `__file__`) or downloaded (a URL,
     a download helper), in a branch that checked `torch.cuda.is_available()`,
-    in FSDP or XLA checkpoint code, and where the code around the load only
+    in FSDP code or XLA checkpoint code (a file importing `torch_xla`
+    unconditionally; one importing it only where a TPU is found runs
+    elsewhere too), and where the code around the load only
     moves to CUDA literals (`.cuda()`): there the load works on the one machine
     the code runs on. `DEV405` (off by default) reports every other
     `torch.load` without `map_location`.

@@ -14,6 +14,7 @@ from flake8_device.analysis.flow.events import HostMeetsInput, InputNotMoved, Nu
 from flake8_device.analysis.flow.knowledge import (
     ATTACH_METHODS,
     CROSS_DEVICE_METHODS,
+    CTC_NAME,
     DEVICE_NAME,
     LIST_ATTACH_METHODS,
     LOSS_FACTORY_NAME,
@@ -114,6 +115,8 @@ class CallsMixin(InterpreterBase):
             known = self._torch_call(node, qualified, arguments)
             if known is not None:
                 return known
+        if self.symbols.is_model_registry_entry(func):
+            return self._new_module(node, stateful=True)
         if (qualified or "").startswith("math.") or (
             isinstance(func, cst.Name) and name in _NUMBER_BUILTINS and self._builtin(name)
         ):
@@ -211,6 +214,28 @@ class CallsMixin(InterpreterBase):
             and origin.func.value.value == self.self_name
         )
 
+    def _without_host_arguments(
+        self,
+        node: cst.Call,
+        arguments: list[Operand],
+        tensors: list[Operand],
+        callee: Value | None = None,
+        *,
+        qualified: str | None = None,
+    ) -> list[Operand]:
+        """``tensors`` less the arguments this call takes on the host whatever the device of the
+        others (``torch_api.HOST_ARGUMENTS``: a CTC loss's targets and lengths).  A loss instance is
+        known by its constructor, or by a name that says CTC (``self.ctc_loss``)."""
+        spec = torch_api.HOST_ARGUMENTS.get(qualified or "")
+        if spec is None and callee is not None and isinstance(callee.origin, cst.Call):
+            spec = torch_api.HOST_ARGUMENTS.get(self.symbols.qualify(callee.origin.func) or "")
+        if spec is None and callee is not None and CTC_NAME.search(last_name(node.func) or ""):
+            spec = torch_api.CTC_HOST_ARGUMENTS
+        if spec is None:
+            return tensors
+        allowed = [argument_at(node, arguments, position, keyword) for position, keyword in spec]
+        return [t for t in tensors if not any(t is a for a in allowed)]
+
     def _handed_on(self, arguments: list[Operand]) -> None:
         """Arguments handed to code not seen here (``super().forward(x)`` of a library base, a
         helper object's method): in a summary of a module's method, they may meet its state there."""
@@ -237,7 +262,8 @@ class CallsMixin(InterpreterBase):
         named_loss = callee.module is True and bool(LOSS_MODULE_NAME.search(name))
         if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name) or named_loss:
             self._check_unmoved_state(node, replace(callee, compares=True) if named_loss else callee, tensors)
-            self._meet(node, tensors, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
+            meeting = self._without_host_arguments(node, arguments, tensors, callee)
+            self._meet(node, meeting, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             if callee.class_name:
                 # A loss class of this file runs its own forward with these arguments.
                 self._call_method(node, node.func, callee, "forward", arguments)
@@ -360,7 +386,9 @@ class CallsMixin(InterpreterBase):
             if OPTIMIZER_NAME.search(last_name(base) or ""):
                 self.reloads_optimizers = True
         if method in self.ctx.config.move_functions:
-            return self._helper_move(node, arguments)
+            # ``device.batch_to_device(batch)`` (Composer's devices): the receiver is the device.
+            named_device = DEVICE_NAME.search(dotted_name(base) or "") and len(arguments) == 1
+            return self._helper_move(node, arguments, device=base if named_device else None)
         if len(arguments) == 1 and (
             method == "type_as" or (method == "type" and any(v.held for v in leaves(receiver)))
         ):
@@ -686,7 +714,7 @@ class CallsMixin(InterpreterBase):
             strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
             self._meet(
                 node,
-                tensors,
+                self._without_host_arguments(node, arguments, tensors, qualified=qualified),
                 f"`{self.ctx.code_for(node.func)}`",
                 arithmetic=not strict,
                 spread=qualified in torch_api.SEQUENCE_JOINS,

@@ -8,6 +8,7 @@ import libcst as cst
 
 from flake8_device.analysis.flow.knowledge import (
     CONFIG_OWNER,
+    MODULE_OWNER,
     MODULE_TENSOR_EVIDENCE,
     TENSOR_ANNOTATION,
     TENSOR_EVIDENCE,
@@ -47,7 +48,9 @@ def tensor_inputs(
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
         if CONFIG_OWNER.search(param.name.value):
             continue  # ``args.device``, ``cfg.device``: settings, never a tensor
-        if TENSOR_ANNOTATION.fullmatch(annotation) or (not annotation and param.name.value in used_like_tensors):
+        if TENSOR_ANNOTATION.fullmatch(annotation):
+            found.append(param.name.value)
+        elif not annotation and param.name.value in used_like_tensors and not MODULE_OWNER.search(param.name.value):
             found.append(param.name.value)
     return found
 

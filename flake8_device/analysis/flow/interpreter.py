@@ -56,6 +56,7 @@ from flake8_device.analysis.flow.syntax import (
     is_static,
     last_name,
     operator_symbol,
+    parameters_of,
     path_of,
     target_paths,
 )
@@ -907,7 +908,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     tensor = any(tensorish(a) for a in places) and all(
                         tensorish(a) or (a.kind is Kind.NEUTRAL and a.constant == "None") for a in places
                     )
-                    if tensor and moved is not None and not _to_own_device(expression, base):
+                    if tensor and moved is not None and not (
+                        _to_own_device(expression, base) or self._casts_only(expression)
+                    ):
                         self._emit(DiscardedMove(statement, expression, base), expression)
                     return
                 if moved is not None and path is not None and target_value.module is not False:
@@ -1452,7 +1455,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if self.self_name is not None and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
             return self._self_attribute(attr)
         if base is None:
-            base = self._eval(node.value)
+            weights = parameters_of(node.value) if attr == "device" else None
+            if weights is not None:
+                # ``next(model.parameters()).device``: where the model's weights are.
+                model = self._eval(weights)
+                base = lift(model, lambda m: replace(m, module=False) if m.module is not False else UNKNOWN)
+            else:
+                base = self._eval(node.value)
         if attr in torch_api.NON_TENSOR_ATTRIBUTES:
             if attr == "device" and any(a.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) for a in alternatives(base)):
                 owner = placement_of(base) if carries_tensor(base) and base.kind is not Kind.CONTAINER else None

@@ -7,6 +7,7 @@ import re
 LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
 LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
 METRIC_NAME = re.compile(r"metric", re.I)
+CTC_NAME = re.compile(r"(?:^|_)ctc(?:_?loss|_criterion)?$|^CTCLoss$", re.I)
 OPTIMIZER_NAME = re.compile(r"optim|^opt$", re.I)
 # A function that builds a loss (``get_loss``, ``build_criterion``, ``make_loss_fn``).
 LOSS_FACTORY_NAME = re.compile(r"^(?:get|build|make|create|init)_?(?:loss|criterion)", re.I)
@@ -31,6 +32,9 @@ CONFIG_OWNER = re.compile(
     r"(?:^|\.)(?:args|cfg|config|conf|opt|opts|options|hparams|hp|params|accelerator|trainer|fabric|"
     r"settings|training_args|runner|engine|state)$"
 )
+# Parameters named for a model: its ``.device`` and ``.dtype`` (a Hugging Face or diffusers model's)
+# are no evidence of a tensor.
+MODULE_OWNER = re.compile(r"(?:^|_)(?:module|model|net|network|unet|vae|pipe|pipeline)$", re.I)
 TRANSFORM_MODULES = ("kornia.augmentation", "torchvision.transforms.v2", "kornia.enhance", "kornia.color")
 MODULE_FACTORIES = re.compile(
     r"^(?:timm\.create_model|torchvision\.models\.\w+|torch\.hub\.load|.*\.from_pretrained|"

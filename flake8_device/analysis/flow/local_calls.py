@@ -327,6 +327,13 @@ class LocalCallsMixin(InterpreterBase):
             if summary is not None and bound is not None
             else {}
         )
+        if init is not None and bound is not None:
+            # ``self.device = device``: the caller's constant, which the summary cannot name.
+            for attribute, parameter in self.analysis.program.parameter_copies(init).items():
+                given = values.get(parameter)
+                kept = attributes.get(attribute, UNKNOWN)
+                if given is not None and kept.kind is Kind.UNKNOWN and _constants(given):
+                    attributes[attribute] = given
         if summary is not None and bound is not None:
             self._apply_moves(node, summary, bound[0], values, texts)
         if module:
@@ -352,6 +359,12 @@ class LocalCallsMixin(InterpreterBase):
             return built
         if summary.placed is not None and summary.placed.kind is Kind.ACCEL:
             return replace(substitute(summary.placed, values, texts), module=True, origin=node)
+        if summary.placed is not None and summary.placed.kind is Kind.INPUT and summary.placed.source is not None:
+            # ``self.to(next(net.parameters()).device)``: where the caller's ``net`` is.
+            given = substitute(summary.placed, values, texts)
+            if all(a.kind in (Kind.HOST, Kind.ACCEL) for a in alternatives(given)):
+                return replace(given, module=True, origin=node)
+            return Value(Kind.UNKNOWN, module=True, origin=node)
         held = [
             leaf
             for value in summary.attributes.values()
@@ -489,3 +502,8 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     if isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return NEUTRAL
     return None
+
+
+def _constants(value: Value) -> bool:
+    """A constant (a device string, a flag, a number), or a choice of constants, along every path."""
+    return all(a.kind is Kind.NEUTRAL and a.constant is not None for a in alternatives(value))

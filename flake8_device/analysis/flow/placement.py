@@ -17,7 +17,7 @@ from flake8_device.analysis.flow.knowledge import (
     names_accelerator,
     names_cpu,
 )
-from flake8_device.analysis.flow.syntax import path_of
+from flake8_device.analysis.flow.syntax import parameters_of, path_of
 from flake8_device.analysis.flow.values import (
     ALWAYS,
     UNKNOWN,
@@ -86,9 +86,13 @@ class PlacementMixin(InterpreterBase):
             attributes=receiver.attributes,
         )
 
-    def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value:
-        device = patterns.keyword(node, "device")
-        target = device.value if device is not None else (arguments[1].expr if len(arguments) > 1 else None)
+    def _helper_move(
+        self, node: cst.Call, arguments: list[Operand], *, device: cst.BaseExpression | None = None
+    ) -> Value:
+        """``batch_to_device(batch, device)`` and its kin: where the batch goes (``device``: the
+        device object whose method it is)."""
+        keyword = patterns.keyword(node, "device")
+        target = keyword.value if keyword is not None else (arguments[1].expr if len(arguments) > 1 else device)
         if target is None:
             return UNKNOWN
         placed = self._device_value(target, node, module=None)
@@ -105,6 +109,13 @@ class PlacementMixin(InterpreterBase):
         if whole.startswith(head) and whole[len(head) :].lstrip().startswith("."):
             return whole[len(head) :].strip()
         return None
+
+    def _casts_only(self, node: cst.Call) -> bool:
+        """``x.to(torch.float32)`` / ``x.to(dtype=d)``: a cast that names no device."""
+        if patterns.method_name(node) != "to" or patterns.keyword(node, "device") is not None:
+            return False
+        first = patterns.positional(node, 0)
+        return self._is_dtype(first.value) if first is not None else patterns.keyword(node, "dtype") is not None
 
     def _is_dtype(self, node: cst.BaseExpression) -> bool:
         qualified = self.symbols.qualify(node)
@@ -160,6 +171,10 @@ class PlacementMixin(InterpreterBase):
                     return Value(Kind.HOST, origin=origin, module=module)
             if bound is not None and bound.device_of is not None:
                 return self._same_device(bound.device_of, origin, module)  # ``device = x.device``
+        if isinstance(node, cst.Call) and self._local_callee(node.func) is not None:
+            given = self._value_of(node)  # (a helper of this file: ``x.to(device_of(model))``)
+            if given.device_of is not None:
+                return self._same_device(given.device_of, origin, module)
         if isinstance(node, cst.Call) and self.symbols.qualify(node.func) == "torch.device":
             first = patterns.positional(node, 0)
             if first is not None:
@@ -195,7 +210,15 @@ class PlacementMixin(InterpreterBase):
             if owner_name is not None and (CONFIG_OWNER.search(owner_name) or owner_name == self.self_name):
                 return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
             if isinstance(owner, cst.Call) and dotted_name(owner.func) == "next":
-                # `next(model.parameters()).device`: where a model's weights are, which may be an accelerator.
+                # `next(model.parameters()).device`: where the model's weights are.  A model known
+                # here is where it is; any other may be on an accelerator.
+                weights = parameters_of(owner)
+                model = self._value_of(weights) if weights is not None else UNKNOWN
+                if model.module is not False and all(
+                    a.kind in (Kind.HOST, Kind.ACCEL) or (a.kind is Kind.INPUT and a.source is not None)
+                    for a in alternatives(model)
+                ):
+                    return replace(self._same_device(model, origin, module), module=module)
                 return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
             return None
         if isinstance(node, (cst.Name, cst.Attribute)):

@@ -35,6 +35,7 @@ class Program:
         self._owners: dict[cst.FunctionDef, ClassEntry] = {}
         self._sets: dict[cst.FunctionDef, bool] = {}
         self._device_properties: dict[str, str | None] = {}
+        self._copies: dict[cst.FunctionDef, dict[str, str]] = {}
         for statement in _definitions(module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.functions.setdefault(statement.name.value, statement)
@@ -56,6 +57,15 @@ class Program:
         if found is None:
             params = [*method.params.posonly_params, *method.params.params]
             found = self._sets[method] = bool(params) and _sets_attributes(method, params[0].name.value)
+        return found
+
+    def parameter_copies(self, init: cst.FunctionDef) -> dict[str, str]:
+        """``self.device = device`` at the top of ``init``: attribute -> the parameter it keeps, for
+        attributes assigned exactly once in ``init`` (anywhere), there.  A construction's caller
+        gives the value (a device string, a flag) that its summary cannot name."""
+        found = self._copies.get(init)
+        if found is None:
+            found = self._copies[init] = _parameter_copies(init)
         return found
 
     def lineage(self, name: str) -> Iterator[ClassEntry]:
@@ -238,3 +248,61 @@ def _on(target: cst.BaseExpression, self_name: str) -> bool:
         if isinstance(target, cst.Name) and target.value == self_name:
             return True
     return False
+
+
+def _assigned(function: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
+    """Every name, attribute or item that ``function`` assigns (``a = ...``, ``self.a += ...``,
+    ``a, self.b = ...``, ``for self.a in ...``, ``with f() as a``), once per assignment."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.AsName):
+            targets = [node.name]
+        elif isinstance(node, cst.NamedExpr):
+            targets = [node.target]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (cst.Tuple, cst.List)):
+                targets.extend(e.value for e in target.elements)
+            elif isinstance(target, cst.StarredElement):
+                targets.append(target.value)
+            else:
+                yield target
+        stack.extend(node.children)
+
+
+def _parameter_copies(init: cst.FunctionDef) -> dict[str, str]:
+    """See ``Program.parameter_copies``: parameters never rebound in ``init``, kept by attributes
+    assigned once there, at its top level."""
+    params = [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]
+    if not params:
+        return {}
+    self_name, names = params[0].name.value, {p.name.value for p in params[1:]}
+    counts: dict[str, int] = {}
+    for target in _assigned(init):
+        if isinstance(target, cst.Name):
+            names.discard(target.value)  # (rebound: no longer what the caller gave)
+        elif isinstance(target, cst.Attribute) and dotted_name(target.value) == self_name:
+            counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
+    copies = {}
+    for line in block_of(init.body):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(target := small.targets[0].target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == self_name
+                and isinstance(small.value, cst.Name)
+                and small.value.value in names
+                and counts.get(target.attr.value) == 1
+            ):
+                copies[target.attr.value] = small.value.value
+    return copies

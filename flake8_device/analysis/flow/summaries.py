@@ -58,6 +58,8 @@ def without_parameters(value: Value) -> Value:
         return replace(value, elements=tuple(without_parameters(e) for e in value.elements))
     if value.attributes:
         value = replace(value, attributes=tuple((a, without_parameters(v)) for a, v in value.attributes))
+    if value.device_of is not None:
+        value = replace(value, device_of=without_parameters(value.device_of))
     return UNKNOWN if value.source is not None else value
 
 
@@ -81,6 +83,9 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
     if value.attributes:
         # An instance made inside the function keeps what it was given.
         value = replace(value, attributes=tuple((a, _substitute(v, arguments, texts)) for a, v in value.attributes))
+    if value.device_of is not None:
+        # ``return next(model.parameters()).device``: the device of the caller's model.
+        value = replace(value, device_of=_substitute(value.device_of, arguments, texts, here))
     if value.source not in (None, "*") and value.distribution:
         # A distribution built from a parameter: where the caller's argument is (a number: the host).
         given = arguments.get(value.source or "", UNKNOWN)

@@ -133,3 +133,20 @@ def captures(pattern: cst.CSTNode) -> Iterator[str]:
         if isinstance(name, cst.Name):
             yield name.value
         stack.extend(children(node))
+
+
+def parameters_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``model`` in ``next(model.parameters())`` (or ``next(iter(model.buffers()))``)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "next"):
+        return None
+    inner = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+    if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "iter" and inner.args:
+        inner = inner.args[0].value
+    if (
+        isinstance(inner, cst.Call)
+        and isinstance(inner.func, cst.Attribute)
+        and inner.func.attr.value in ("parameters", "buffers")
+        and not inner.args
+    ):
+        return inner.func.value
+    return None
