@@ -101,3 +101,18 @@ def test_training_checkpoint_keys_are_evidence() -> None:
         '    optimizer.load_state_dict(state["optimizer_state"])\n'
     )
     assert codes(resume) == ["DEV401"]
+
+
+def test_a_move_to_the_models_own_device_is_no_evidence() -> None:
+    """FaithDiff's extra weights: ``self.to(device=next(self.parameters()).device)`` after the load
+    moves nothing, so it says nothing of where the loaded file's tensors may be."""
+    own = (
+        "import torch\n\n\n"
+        "def load_extra(model, path):\n"
+        "    model.load_state_dict(torch.load(path))\n"
+        "    device = next(model.parameters()).device\n"
+        "    model.to(device=device)\n"
+        "    model.to(model.device)\n"
+    )
+    assert codes(own) == []
+    assert codes(own.replace("next(model.parameters()).device", "torch.device('cuda', 1)")) == ["DEV401"]

@@ -654,7 +654,7 @@ class FileSerialization:
                 continue
             if normalized(_text(call.func.value)) == text:
                 move = _move_of(call, self)
-                if move is not None:
+                if move is not None and not _to_own_device(call, text, scope):
                     yield move
         for target, value, _ in scope.assigns:
             if normalized(_text(target)) == text and isinstance(value, ast.Call):
@@ -1063,6 +1063,33 @@ def _move_of(call: ast.Call, facts: FileSerialization) -> Move | None:
     if target is None:
         return None
     return _device_move(target, facts, call.lineno)
+
+
+def _to_own_device(call: ast.Call, text: str, scope: _Scope) -> bool:
+    """``m.to(m.device)`` or ``m.to(next(m.parameters()).device)``, directly or through a name
+    assigned only that in the scope: a move to where ``m`` already is (none at all)."""
+    target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
+    if isinstance(target, ast.Name):
+        bound = [value for name, value, _ in scope.assigns if isinstance(name, ast.Name) and name.id == target.id]
+        return bool(bound) and all(_device_of(value, text) for value in bound)
+    return target is not None and _device_of(target, text)
+
+
+def _device_of(node: ast.AST, text: str) -> bool:
+    """Is ``node`` the device of the object ``text`` names (``m.device``, ``next(m.parameters()).device``)?"""
+    if not (isinstance(node, ast.Attribute) and node.attr == "device"):
+        return False
+    owner = node.value
+    if (
+        isinstance(owner, ast.Call)
+        and ast_dotted_name(owner.func) == "next"
+        and owner.args
+        and isinstance(owner.args[0], ast.Call)
+        and isinstance(owner.args[0].func, ast.Attribute)
+        and owner.args[0].func.attr in ("parameters", "buffers")
+    ):
+        owner = owner.args[0].func.value
+    return normalized(_text(owner)) == text
 
 
 def _device_move(target: ast.AST, facts: FileSerialization, line: int) -> Move | None:

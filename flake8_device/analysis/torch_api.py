@@ -754,14 +754,23 @@ HOST_GENERATOR_CONSUMERS: frozenset[str] = frozenset(
 
 DEFAULT_DEVICE_SETTERS: frozenset[str] = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
 
-# Arguments a function takes on the CPU whatever the device of the others: the CTC loss moves its
-# targets to the device of ``log_probs`` itself and reads its lengths on the host (cuDNN wants all
-# three there).  Function (or loss class) -> (position, keyword) of each.
-CTC_HOST_ARGUMENTS: tuple[tuple[int, str], ...] = ((1, "targets"), (2, "input_lengths"), (3, "target_lengths"))
-HOST_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
-    "torch.nn.functional.ctc_loss": CTC_HOST_ARGUMENTS,
-    "torch.ctc_loss": CTC_HOST_ARGUMENTS,
-    "torch.nn.CTCLoss": CTC_HOST_ARGUMENTS,
+# Arguments a function takes wherever they are, whatever the device of the others: the CTC loss
+# moves its targets to the device of ``log_probs`` itself and reads its lengths on the host (cuDNN
+# wants all three there); a count or size given as a 0-dim tensor is read as a number
+# (``torch.multinomial(weights, n)``).  Function (or loss class) -> (position, keyword) of each.
+CTC_ANY_DEVICE_ARGUMENTS: tuple[tuple[int, str], ...] = (
+    (1, "targets"),
+    (2, "input_lengths"),
+    (3, "target_lengths"),
+)
+ANY_DEVICE_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "torch.nn.functional.ctc_loss": CTC_ANY_DEVICE_ARGUMENTS,
+    "torch.ctc_loss": CTC_ANY_DEVICE_ARGUMENTS,
+    "torch.nn.CTCLoss": CTC_ANY_DEVICE_ARGUMENTS,
+    "torch.multinomial": ((1, "num_samples"),),
+    "torch.topk": ((1, "k"),),
+    "torch.kthvalue": ((1, "k"),),
+    "torch.narrow": ((2, "start"), (3, "length")),
 }
 
 # Index arguments: function -> (position of the indexed tensor, position and keyword of the index).

@@ -68,8 +68,9 @@ class MixedDevices(Rule):
     Follows where each tensor lives and reports an operation (arithmetic, a
     `torch.*` or `F.*` call, a loss, a metric update, a model call) whose
     operands are certainly on different devices: one on the CPU, one moved to
-    an accelerator. Arguments an operation takes on the CPU whatever the
-    device of the others (the CTC loss's targets and lengths) meet nothing.
+    an accelerator. Arguments an operation takes wherever they are (the CTC
+    loss's targets and lengths, the count of `torch.multinomial`) meet
+    nothing.
 
     ## Why is this bad?
     The operation fails at run time with `Expected all tensors to be on the

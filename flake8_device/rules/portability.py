@@ -35,7 +35,8 @@ class TorchLoadWithoutMapLocation(Rule):
     elsewhere: the same file saves the `state_dict()` of a model moved to a
     device (with a matching path, or for a load into a model); the loaded state
     goes into a model moved to a device (here, in its class, or by the caller
-    that receives the model) or is moved itself; another `torch.load` beside it
+    that receives the model; a move to the model's own device,
+    `m.to(next(m.parameters()).device)`, is none) or is moved itself; another `torch.load` beside it
     passes `map_location`; or it is a training checkpoint (it holds optimizer
     state, the weights' moving average (`ema`), or Lightning's
     `hyper_parameters`). The message says which.

@@ -214,7 +214,7 @@ class CallsMixin(InterpreterBase):
             and origin.func.value.value == self.self_name
         )
 
-    def _without_host_arguments(
+    def _without_any_device_arguments(
         self,
         node: cst.Call,
         arguments: list[Operand],
@@ -224,13 +224,13 @@ class CallsMixin(InterpreterBase):
         qualified: str | None = None,
     ) -> list[Operand]:
         """``tensors`` less the arguments this call takes on the host whatever the device of the
-        others (``torch_api.HOST_ARGUMENTS``: a CTC loss's targets and lengths).  A loss instance is
+        others (``torch_api.ANY_DEVICE_ARGUMENTS``: a CTC loss's targets and lengths).  A loss instance is
         known by its constructor, or by a name that says CTC (``self.ctc_loss``)."""
-        spec = torch_api.HOST_ARGUMENTS.get(qualified or "")
+        spec = torch_api.ANY_DEVICE_ARGUMENTS.get(qualified or "")
         if spec is None and callee is not None and isinstance(callee.origin, cst.Call):
-            spec = torch_api.HOST_ARGUMENTS.get(self.symbols.qualify(callee.origin.func) or "")
+            spec = torch_api.ANY_DEVICE_ARGUMENTS.get(self.symbols.qualify(callee.origin.func) or "")
         if spec is None and callee is not None and CTC_NAME.search(last_name(node.func) or ""):
-            spec = torch_api.CTC_HOST_ARGUMENTS
+            spec = torch_api.CTC_ANY_DEVICE_ARGUMENTS
         if spec is None:
             return tensors
         allowed = [argument_at(node, arguments, position, keyword) for position, keyword in spec]
@@ -262,7 +262,7 @@ class CallsMixin(InterpreterBase):
         named_loss = callee.module is True and bool(LOSS_MODULE_NAME.search(name))
         if callee.compares or LOSS_NAME.search(name) or METRIC_NAME.search(name) or named_loss:
             self._check_unmoved_state(node, replace(callee, compares=True) if named_loss else callee, tensors)
-            meeting = self._without_host_arguments(node, arguments, tensors, callee)
+            meeting = self._without_any_device_arguments(node, arguments, tensors, callee)
             self._meet(node, meeting, f"`{self.ctx.code_for(node.func)}(...)`", arithmetic=True)
             if callee.class_name:
                 # A loss class of this file runs its own forward with these arguments.
@@ -714,7 +714,7 @@ class CallsMixin(InterpreterBase):
             strict = qualified in torch_api.SAME_DEVICE_EVEN_FOR_SCALARS
             self._meet(
                 node,
-                self._without_host_arguments(node, arguments, tensors, qualified=qualified),
+                self._without_any_device_arguments(node, arguments, tensors, qualified=qualified),
                 f"`{self.ctx.code_for(node.func)}`",
                 arithmetic=not strict,
                 spread=qualified in torch_api.SEQUENCE_JOINS,

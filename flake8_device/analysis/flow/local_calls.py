@@ -390,6 +390,11 @@ class LocalCallsMixin(InterpreterBase):
         )
         if not stateful:
             return replace(built, stateful=False)  # nothing of its own to place
+        init = self.analysis.program.method(name, "__init__")
+        if given and init is not None and self.analysis.program.rewires_own_layers(init):
+            # Its layers were given parameters of what it holds (Tacotron 2's export wrappers copy
+            # the decoder's LSTM cells into new LSTMs): where those are is not known here.
+            return Value(Kind.UNKNOWN, module=True, origin=node)
         if held and len(given) == len(held):
             # (Modules only: tensors or lists kept as plain attributes do not follow a module.)
             if all(v.kind is not Kind.UNKNOWN and v.module is True for v in given):

@@ -36,6 +36,7 @@ class Program:
         self._sets: dict[cst.FunctionDef, bool] = {}
         self._device_properties: dict[str, str | None] = {}
         self._copies: dict[cst.FunctionDef, dict[str, str]] = {}
+        self._rewires: dict[cst.FunctionDef, bool] = {}
         for statement in _definitions(module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.functions.setdefault(statement.name.value, statement)
@@ -67,6 +68,37 @@ class Program:
         if found is None:
             found = self._copies[init] = _parameter_copies(init)
         return found
+
+    def rewires_own_layers(self, init: cst.FunctionDef) -> bool:
+        """Does ``init`` hand one of its instance's attributes to a function of this file that
+        assigns that argument's attributes (``copy_params(self.rnn, other.rnn)`` setting
+        ``rnn.weight_ih_l0 = nn.Parameter(...)``)?  Its layers' parameters may then be another
+        module's, wherever those are."""
+        found = self._rewires.get(init)
+        if found is None:
+            found = self._rewires[init] = self._rewires_own_layers(init)
+        return found
+
+    def _rewires_own_layers(self, init: cst.FunctionDef) -> bool:
+        params = [*init.params.posonly_params, *init.params.params]
+        if not params:
+            return False
+        self_name = params[0].name.value
+        stack: list[cst.CSTNode] = [init.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+                continue
+            callee = self.functions.get(node.func.value)
+            if callee is None:
+                continue
+            mutated = _mutated_parameters(callee)
+            positional = [a for a in node.args if a.keyword is None and not a.star]
+            for position, argument in enumerate(positional):
+                if position in mutated and _on(argument.value, self_name):
+                    return True
+        return False
 
     def lineage(self, name: str) -> Iterator[ClassEntry]:
         """The class ``name`` and its bases defined in this file, nearest first."""
@@ -306,3 +338,14 @@ def _parameter_copies(init: cst.FunctionDef) -> dict[str, str]:
             ):
                 copies[target.attr.value] = small.value.value
     return copies
+
+
+def _mutated_parameters(function: cst.FunctionDef) -> frozenset[int]:
+    """Positions of the parameters whose attributes ``function`` assigns (``lstm.weight = ...``)."""
+    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    assigned = {
+        target.value.value
+        for target in _assigned(function)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+    }
+    return frozenset(i for i, name in enumerate(names) if name in assigned)
