@@ -172,7 +172,9 @@ class TensorCreatedWithoutDevice(Rule):
     `device=` that are then combined with the inputs or the module's own
     parameters, such as position ids or RNN hidden states; and the samples of
     a `torch.distributions` object built from Python numbers
-    (`Uniform(low=3.0, high=30.0)`, reported where it is built).
+    (`Uniform(low=3.0, high=30.0)`, reported where it is built). A private
+    method (`_rel_shift`) gets only what the file's calls give it: a branch
+    under a flag that every call leaves `False` never runs.
 
     ## Why is this bad?
     The factory allocates on the CPU (a distribution built from numbers samples

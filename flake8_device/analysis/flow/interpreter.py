@@ -235,31 +235,37 @@ def _given_by_calls(
     function: cst.FunctionDef,
     context: dict[str, list[tuple[int, Value]]],
     defaults: dict[str, Value],
-) -> dict[str, tuple[list[Value], Value]]:
+) -> dict[str, tuple[list[Value], Value | None]]:
     """For each parameter the file's calls pass: what they pass, and what callers elsewhere may
     (its default place).  Where the calls differ, each value remembers its call (calls passing the
     same things share one), and callers elsewhere are one more call: what one call passes never
     meets what another passes for another parameter."""
     calls = f"calls of {function.name.value}"
+    private = _private(function)  # (called by this file's code only: what its calls pass is all it gets)
     bindings: dict[int, set[tuple[str, Value]]] = {}
     for name, given in context.items():
         for call, value in given:
             bindings.setdefault(call, set()).add((name, value))
     first: dict[frozenset[tuple[str, Value]], int] = {}
     alike = {call: first.setdefault(frozenset(bound), call) for call, bound in sorted(bindings.items())}
-    elsewhere_too = any(defaults.get(name, UNKNOWN).kind is not Kind.UNKNOWN for name in context)
+    elsewhere_too = not private and any(defaults.get(name, UNKNOWN).kind is not Kind.UNKNOWN for name in context)
     apart = len(set(alike.values())) + elsewhere_too > 1
     found = {}
     for name, given in context.items():
         if name.startswith("self."):
             continue
-        elsewhere = defaults.get(name, UNKNOWN)
+        elsewhere = None if private else defaults.get(name, UNKNOWN)
         if not apart:
             found[name] = ([value for _, value in given], elsewhere)
             continue
         values = [chosen_along(value, calls, f"#{alike[call]}") for call, value in given]
-        found[name] = (values, chosen_along(elsewhere, calls, "elsewhere"))
+        found[name] = (values, None if elsewhere is None else chosen_along(elsewhere, calls, "elsewhere"))
     return found
+
+
+def _private(function: cst.FunctionDef) -> bool:
+    """``_rel_shift``: by convention, called by its own module's code only."""
+    return function.name.value.startswith("_") and not function.name.value.startswith("__")
 
 
 def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]:
@@ -482,15 +488,29 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 defaults.setdefault(name, Value(Kind.INPUT, module=None))
         # What the file's own calls pass, joined with what other callers may pass.
         for name, (values, elsewhere) in _given_by_calls(function, context, defaults).items():
-            defaults[name] = choices_of(name, union([*values, elsewhere]))
+            defaults[name] = choices_of(name, union([*values, *([] if elsewhere is None else [elsewhere])]))
             self.given_origins.update(
                 id(leaf.origin)
                 for value in values
                 for leaf in leaves(value)
                 if leaf.kind is Kind.HOST and leaf.origin is not None
             )
+        if _private(function) and context:
+            # Called by this file's code only: a flag none of its calls passes keeps its default.
+            for param in (*function.params.params, *function.params.kwonly_params):
+                default = param.default
+                if (
+                    isinstance(default, cst.Name)
+                    and default.value in ("True", "False", "None")
+                    and param.name.value not in context
+                ):
+                    defaults.setdefault(param.name.value, replace(NEUTRAL, constant=default.value))
         for name in _number_parameters(function):
-            defaults[name] = NEUTRAL  # annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives
+            # Annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives (a flag
+            # the calls give as constants keeps them).
+            given = alternatives(defaults.get(name, UNKNOWN))
+            if not all(a.kind is Kind.NEUTRAL and a.constant is not None for a in given):
+                defaults[name] = NEUTRAL
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:
                 self.state.env[name] = value
@@ -761,12 +781,30 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         ``first = False``) where it holds one value along every path; None otherwise."""
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if negated else test  # type: ignore[attr-defined]
-        if not isinstance(name, cst.Name) or name.value not in self._local_flags:
+        if not isinstance(name, cst.Name) or name.value not in self._local_flags | self._private_flags:
             return None
         value = self.state.env.get(name.value)
         if value is None or value.kind is not Kind.NEUTRAL or value.constant not in ("True", "False"):
             return None
         return (value.constant == "True") is not negated
+
+    @cached_property
+    def _private_flags(self) -> frozenset[str]:
+        """The parameters of a private function (its file's calls are all it is given) never
+        rebound in it: a flag every call passes alike, or leaves at its default, holds along
+        every path."""
+        if self.function is None or not _private(self.function) or self.summary_mode:
+            return frozenset()
+        params = self.function.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        rebound = {
+            target.target.value
+            for node in self.ctx.scope_nodes(self.function)
+            if isinstance(node, cst.Assign)
+            for target in node.targets
+            if isinstance(target.target, cst.Name)
+        }
+        return frozenset(names - rebound)
 
     @cached_property
     def _local_flags(self) -> frozenset[str]:

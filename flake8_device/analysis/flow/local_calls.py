@@ -500,11 +500,11 @@ def _made_here(value: Value, call: cst.Call) -> Value:
 
 def _literal(node: cst.BaseExpression) -> Value | None:
     """A parameter's default written as a literal (None, a string, a number)."""
-    if isinstance(node, cst.Name) and node.value == "None":
-        return replace(NEUTRAL, constant="None")
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return replace(NEUTRAL, constant=node.value)  # (as the interpreter reads them written in a call)
     if isinstance(node, cst.SimpleString):
         return replace(NEUTRAL, constant=patterns.string_value(node))
-    if isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+    if isinstance(node, (cst.Integer, cst.Float)):
         return NEUTRAL
     return None
 
