@@ -37,6 +37,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 from flake8_device.analysis import torch_api
@@ -405,7 +406,7 @@ class FileSerialization:
             facts.device_visible = facts.device is not None and self._visible(facts.device, scope)
         return facts
 
-    @property
+    @cached_property
     def _xla_code(self) -> bool:
         """XLA checkpoint code: ``torch_xla`` imported at the top of the file, unconditionally.  A
         file that imports it only where a TPU is found (accelerate's ``checkpointing.py``) runs on

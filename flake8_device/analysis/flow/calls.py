@@ -223,9 +223,9 @@ class CallsMixin(InterpreterBase):
         *,
         qualified: str | None = None,
     ) -> list[Operand]:
-        """``tensors`` less the arguments this call takes on the host whatever the device of the
-        others (``torch_api.ANY_DEVICE_ARGUMENTS``: a CTC loss's targets and lengths).  A loss instance is
-        known by its constructor, or by a name that says CTC (``self.ctc_loss``)."""
+        """``tensors`` less the arguments this call takes wherever they are, whatever the device of
+        the others (``torch_api.ANY_DEVICE_ARGUMENTS``: a CTC loss's targets and lengths, a count).
+        A loss instance is known by its constructor, or by a name that says CTC (``self.ctc_loss``)."""
         spec = torch_api.ANY_DEVICE_ARGUMENTS.get(qualified or "")
         if spec is None and callee is not None and isinstance(callee.origin, cst.Call):
             spec = torch_api.ANY_DEVICE_ARGUMENTS.get(self.symbols.qualify(callee.origin.func) or "")

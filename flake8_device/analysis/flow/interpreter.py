@@ -47,6 +47,7 @@ from flake8_device.analysis.flow.knowledge import (
 )
 from flake8_device.analysis.flow.local_calls import LocalCallsMixin
 from flake8_device.analysis.flow.placement import PlacementMixin
+from flake8_device.analysis.flow.program import rebound_names
 from flake8_device.analysis.flow.state import Env, State, join_states
 from flake8_device.analysis.flow.summaries import STATE, Summary, without_parameters
 from flake8_device.analysis.flow.syntax import (
@@ -495,16 +496,6 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 for leaf in leaves(value)
                 if leaf.kind is Kind.HOST and leaf.origin is not None
             )
-        if _private(function) and context:
-            # Called by this file's code only: a flag none of its calls passes keeps its default.
-            for param in (*function.params.params, *function.params.kwonly_params):
-                default = param.default
-                if (
-                    isinstance(default, cst.Name)
-                    and default.value in ("True", "False", "None")
-                    and param.name.value not in context
-                ):
-                    defaults.setdefault(param.name.value, replace(NEUTRAL, constant=default.value))
         for name in _number_parameters(function):
             # Annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives (a flag
             # the calls give as constants keeps them).
@@ -797,14 +788,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return frozenset()
         params = self.function.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        rebound = {
-            target.target.value
-            for node in self.ctx.scope_nodes(self.function)
-            if isinstance(node, cst.Assign)
-            for target in node.targets
-            if isinstance(target.target, cst.Name)
-        }
-        return frozenset(names - rebound)
+        return frozenset(names - rebound_names(self.function))
 
     @cached_property
     def _local_flags(self) -> frozenset[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from flake8_device.analysis.flow.syntax import block_of, compound_blocks, is_static
+from flake8_device.analysis.flow.syntax import block_of, compound_blocks, is_static, target_paths
 from flake8_device.analysis.symbols import dotted_name
 
 # How many base classes deep a method or attribute is looked up.
@@ -282,30 +282,27 @@ def _on(target: cst.BaseExpression, self_name: str) -> bool:
     return False
 
 
-def _assigned(function: cst.FunctionDef) -> Iterator[cst.BaseExpression]:
-    """Every name, attribute or item that ``function`` assigns (``a = ...``, ``self.a += ...``,
-    ``a, self.b = ...``, ``for self.a in ...``, ``with f() as a``), once per assignment."""
+def _assigned(function: cst.FunctionDef) -> Iterator[str]:
+    """The path of every name or attribute chain ``function`` assigns (``a = ...``,
+    ``self.a += ...``, ``a, self.b = ...``, ``for self.a in ...``, ``with f() as a``,
+    ``(a := ...)``), once per assignment; items (``d[k] = ...``) have none."""
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            targets = [node.target]
-        elif isinstance(node, cst.AsName):
-            targets = [node.name]
-        elif isinstance(node, cst.NamedExpr):
-            targets = [node.target]
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (cst.Tuple, cst.List)):
-                targets.extend(e.value for e in target.elements)
-            elif isinstance(target, cst.StarredElement):
-                targets.append(target.value)
-            else:
-                yield target
         stack.extend(node.children)
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                yield from target_paths(target.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            yield from target_paths(node.target)
+        elif isinstance(node, cst.AsName):
+            yield from target_paths(node.name)
+
+
+def rebound_names(function: cst.FunctionDef) -> frozenset[str]:
+    """The plain names ``function`` assigns anywhere in it: a parameter among them may no longer
+    hold what the caller gave."""
+    return frozenset(path for path in _assigned(function) if "." not in path)
 
 
 def _parameter_copies(init: cst.FunctionDef) -> dict[str, str]:
@@ -314,13 +311,13 @@ def _parameter_copies(init: cst.FunctionDef) -> dict[str, str]:
     params = [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]
     if not params:
         return {}
-    self_name, names = params[0].name.value, {p.name.value for p in params[1:]}
+    self_name = params[0].name.value
+    names = {p.name.value for p in params[1:]} - rebound_names(init)
     counts: dict[str, int] = {}
-    for target in _assigned(init):
-        if isinstance(target, cst.Name):
-            names.discard(target.value)  # (rebound: no longer what the caller gave)
-        elif isinstance(target, cst.Attribute) and dotted_name(target.value) == self_name:
-            counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
+    for path in _assigned(init):
+        owner, _, attribute = path.rpartition(".")
+        if owner == self_name:
+            counts[attribute] = counts.get(attribute, 0) + 1
     copies = {}
     for line in block_of(init.body):
         if not isinstance(line, cst.SimpleStatementLine):
@@ -343,9 +340,5 @@ def _parameter_copies(init: cst.FunctionDef) -> dict[str, str]:
 def _mutated_parameters(function: cst.FunctionDef) -> frozenset[int]:
     """Positions of the parameters whose attributes ``function`` assigns (``lstm.weight = ...``)."""
     names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    assigned = {
-        target.value.value
-        for target in _assigned(function)
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-    }
+    assigned = {path.split(".")[0] for path in _assigned(function) if path.count(".") == 1}
     return frozenset(i for i, name in enumerate(names) if name in assigned)
