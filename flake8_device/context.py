@@ -138,6 +138,14 @@ class FileContext:
     project_reads: dict[str, Any] = field(default_factory=dict, repr=False)
     project_used: list[ProjectModule] = field(default_factory=list, repr=False)
 
+    def project_function_names(self, level: int, module: str | None) -> frozenset[str]:
+        """The functions the project's module may define (a superset, read from its text)."""
+        if self.project is None or self.path is None:
+            return frozenset()
+        names, looked = self.project.function_names(self.path, level, module)
+        self.project_reads.update(looked)
+        return names
+
     def project_module(self, level: int, module: str | None) -> ProjectModule | None:
         if self.project is None or self.path is None:
             return None

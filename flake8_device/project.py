@@ -147,16 +147,16 @@ class ProjectModules:
     def function_names(
         self, importer: str, level: int, module: str | None
     ) -> tuple[frozenset[str], dict[str, FileState]]:
-        """The functions the module defines (none when it is not the project's), and the files looked
-        at.  Kept per file for the whole process: only names, never the tree (the prefilter asks
-        this of every import of every checked file)."""
+        """The functions the module may define (a superset: see ``_top_level_defs``; none when it is
+        not the project's), and the files looked at.  Kept per file for the whole process: only
+        names, never the tree (the prefilter asks this of every import of every checked file)."""
         path, state, looked = self._find(importer, level, module)
         if path is None:
             return frozenset(), looked
         known = self._names.get(path)
         if known is None or known[0] != state:
-            parsed = self._parse(path) if state is not None and state[0] <= MAX_BYTES else None
-            known = self._names[path] = (state, parsed.function_names if parsed is not None else frozenset())
+            text = _read_text(path) if state is not None and state[0] <= MAX_BYTES else None
+            known = self._names[path] = (state, _top_level_defs(text) if text is not None else frozenset())
         return known[1], looked
 
     def _find(
@@ -181,15 +181,35 @@ class ProjectModules:
         return loaded
 
     def _parse(self, path: str) -> ProjectModule | None:
-        from flake8_device.source import SourceError, decode_source
-
+        text = _read_text(path)
+        if text is None:
+            return None
         try:
-            with open(path, "rb") as handle:
-                text = decode_source(handle.read()).text
             tree = ast.parse(text)
-        except (OSError, SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         return ProjectModule(path, text, tree, self)
+
+
+def _read_text(path: str) -> str | None:
+    from flake8_device.source import SourceError, decode_source
+
+    try:
+        with open(path, "rb") as handle:
+            return decode_source(handle.read()).text
+    except (OSError, SourceError):
+        return None
+
+
+# A ``def`` at the start of a line: every function of a module's top level (``ProjectModule.
+# function_names``), and those written at column 0 inside a string, so a superset of them.
+_TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+
+
+def _top_level_defs(text: str) -> frozenset[str]:
+    """The names of the functions ``text`` may define at its top level, from the text (no parse:
+    this is asked of every import of every checked file, and most modules are never loaded)."""
+    return frozenset(_TOP_LEVEL_DEF.findall(text))
 
 
 def project_functions(

@@ -299,9 +299,20 @@ class UnitIndex:
         return index if first <= line <= last else -1
 
     def _units_matching(self, index: LineIndex, pattern: re.Pattern[str]) -> set[int]:
-        return {
-            u for u in (self.unit_of_line(index.line_of(m.start())) for m in pattern.finditer(index.text)) if u >= 0
-        }
+        """The units where ``pattern`` matches (after a match, the search goes on from the end of
+        the lines that unit owns there: a common pattern matches a file thousands of times)."""
+        text, starts, found = index.text, index.starts, set()
+        position = 0
+        while (match := pattern.search(text, position)) is not None:
+            position = max(match.end(), match.start() + 1)
+            line = index.line_of(match.start())
+            owner = bisect_right(self._starts, line) - 1
+            if owner >= 0:
+                first, last, unit = self._owners[owner]
+                if first <= line <= last:
+                    found.add(unit)
+                    position = max(position, starts[last] if last < len(starts) else len(text))
+        return found
 
     def _unit_contains(self, index: LineIndex, unit: int, marker: Marker) -> bool:
         starts, text = index.starts, index.text

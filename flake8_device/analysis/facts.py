@@ -48,6 +48,11 @@ class FileFacts(Protocol):
 
     def scope_nodes(self, scope: cst.CSTNode) -> tuple[cst.CSTNode, ...]: ...
 
+    def project_function_names(self, level: int, module: str | None) -> frozenset[str]:
+        """Names of functions that module may define (a superset, from its text: asking costs no
+        parse); empty when it is not the project's."""
+        ...
+
     def project_module(self, level: int, module: str | None) -> ProjectModule | None:
         """A module of the same project that this file imports (``from .model import Net``: level
         1, ``"model"``), read from disk; None when it is not the project's or cannot be read."""

@@ -705,8 +705,8 @@ class NumpyOnAccelerator(Rule):
     fix_title = "Insert `{insert}` before converting"
     fix_safety = FixSafety.SAFE
     markers = (
-        r"\.numpy\s*\(|\b(?:np|numpy)\.(?:as\w*array|array|concatenate|\w?stack|percentile|quantile|median"
-        r"|unique|exp|log|abs|sqrt|isnan|isfinite|clip|round|sum|mean|max|min|std|var|average|prod)\b",
+        r"\.numpy\s*\(|(?:np|numpy)(?<!\wnp)(?<!\wnumpy)\.(?:as\w*array|array|concatenate|\w?stack|percentile"
+        r"|quantile|median|unique|exp|log|abs|sqrt|isnan|isfinite|clip|round|sum|mean|max|min|std|var|average|prod)\b",
     )
     file_markers = (marker.ACCELERATOR_SOURCE,)
 

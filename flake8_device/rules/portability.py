@@ -970,7 +970,9 @@ class DeviceFallbackPrecedence(Rule):
     )
     fix_title = "Parenthesize the conditional: `{left} or ({fallback} if ... else {other})`"
     fix_safety = FixSafety.UNSAFE
-    markers = (r"\bor\b[^\n]*\bif\b[^\n]*\belse\b",)
+    # (``or`` first, its word boundary checked after it: a pattern that starts with a literal is
+    # scanned for much faster than one that starts with ``\b``.)
+    markers = (r"or(?<!\wor)\b[^\n]*\bif\b[^\n]*\belse\b",)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         chosen = node.body

@@ -109,6 +109,7 @@ class FlowAnalysis:
         self.cuts: list[Cut] = []
         # The project's modules this file imports, by (level, name): read once (None: not the project's).
         self._modules: dict[tuple[int, str | None], ProjectModule | None] = {}
+        self._names: dict[tuple[int, str | None], frozenset[str]] = {}
         # The summaries of their functions this file has used (and paid for: see ``foreign_summary``).
         self._foreign_used: dict[tuple[ModuleSummaries, cst.FunctionDef], Summary | None] = {}
         if run:
@@ -151,6 +152,11 @@ class FlowAnalysis:
         else:
             return None
         key = (level, module)
+        names = self._names.get(key)
+        if names is None:
+            names = self._names[key] = self.ctx.project_function_names(level, module)
+        if name not in names:  # (no parse of a module that cannot define it)
+            return None
         if key not in self._modules:
             self._modules[key] = self.ctx.project_module(level, module)
         loaded = self._modules[key]
