@@ -130,7 +130,10 @@ def holds_nothing(call: cst.Call) -> bool:
     if name.endswith((".tensor", ".as_tensor", ".Tensor")):
         return isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements
     if name.endswith((".zeros", ".ones", ".empty")):
-        return _is_zero(first.value) and len(call.args) == 1
+        shape = first.value
+        if isinstance(shape, (cst.List, cst.Tuple)) and len(shape.elements) == 1:
+            shape = shape.elements[0].value  # ``torch.empty([0])``
+        return _is_zero(shape) and len(call.args) == 1
     return False
 
 

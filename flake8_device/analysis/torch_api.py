@@ -614,6 +614,15 @@ INPUT_SCATTERING_WRAPPERS: frozenset[str] = frozenset(
 # ``torch.cat`` and its kin: they join the tensors of one list.
 _JOINING = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
 
+# Reductions that, given only a tensor (``torch.max(t)``: no dimension), give a 0-dim tensor.
+FULL_REDUCTIONS: frozenset[str] = frozenset(
+    f"torch.{name}"
+    for name in (
+        "sum", "mean", "max", "min", "prod", "norm", "std", "var", "all", "any", "amax", "amin",
+        "median", "nanmean", "nansum", "argmax", "argmin", "logsumexp", "count_nonzero",
+    )
+)  # fmt: skip
+
 # Functions that combine the tensors of one list or tuple argument with each other
 # (``torch.cat(parts)``): the elements of a container they are given meet.
 SEQUENCE_JOINS: frozenset[str] = frozenset(

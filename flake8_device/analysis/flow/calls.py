@@ -723,9 +723,14 @@ class CallsMixin(InterpreterBase):
                 return UNKNOWN
             # A torch function of tensors gives a tensor where they are (``F.interpolate(x, ...)``); a
             # sequence of tensors (``torch.stack(samples)``) counts through its elements.
-            return common_device(
+            result = common_device(
                 [Operand(t.expr, element_values(t.value)) if t.value.kind is Kind.CONTAINER else t for t in tensors]
             )
+            alone = len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star
+            if qualified in torch_api.FULL_REDUCTIONS and alone:
+                # ``torch.max(t)``: a 0-dim tensor (which mixes with tensors anywhere when on the host).
+                return lift(result, lambda v: replace(v, scalar=True) if tensorish(v) else v)
+            return result
         return None
 
     def _new_distribution(self, node: cst.Call, arguments: list[Operand]) -> Value:

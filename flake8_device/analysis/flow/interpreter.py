@@ -35,6 +35,7 @@ from flake8_device.analysis.flow.events import (
 )
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.knowledge import (
+    DATA_LOADING_CODE,
     DEVICE_NAME,
     LOADER_NAME,
     MODULE_TENSOR_EVIDENCE,
@@ -449,6 +450,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._flush_pending()
         return self.state.env
 
+    def _data_loading(self, function: cst.FunctionDef) -> bool:
+        """Code of a collator, a dataset or a sampler (by its name, its class's, or that class's bases)."""
+        named = [function.name.value]
+        if self.owner is not None:
+            named += [self.owner.name.value, *(self.ctx.code_for(base.value) for base in self.owner.bases)]
+        return any(DATA_LOADING_CODE.search(name) for name in named)
+
     def run_function(self) -> dict[str, Value]:
         function = self.function
         assert function is not None
@@ -465,6 +473,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             skip_first=self.self_name is not None,
             in_module=self.in_module_class,
             device_aware=not self.in_module_class,
+            data_loading=self._data_loading(function),
             evidence=evidence,
         )
         context = self.analysis.contexts.get(function, {})
@@ -1646,6 +1655,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             and o.value.condition is None
             and not o.value.converted  # (a parameter's data: the callers tell where it is)
             and not self._known_not_empty(o)
+            # An empty stand-in passed for an argument the callee ignores (joined into a sequence by
+            # ``torch.cat``, it does meet the others).
+            and not (_placeholder(o.value) and not spread)
         ]
         if not hosts:
             return

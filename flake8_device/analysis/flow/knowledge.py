@@ -35,6 +35,9 @@ CONFIG_OWNER = re.compile(
 # Parameters named for a model: its ``.device`` and ``.dtype`` (a Hugging Face or diffusers model's)
 # are no evidence of a tensor.
 MODULE_OWNER = re.compile(r"(?:^|_)(?:module|model|net|network|unet|vae|pipe|pipeline)$", re.I)
+# Data-loading code (a collator, a dataset, a sampler: named so, or its class or that class's
+# bases are): it runs in the loader's workers, on host tensors.
+DATA_LOADING_CODE = re.compile(r"[Cc]ollat|Dataset|Sampler|DataLoader|__getitem__")
 TRANSFORM_MODULES = ("kornia.augmentation", "torchvision.transforms.v2", "kornia.enhance", "kornia.color")
 MODULE_FACTORIES = re.compile(
     r"^(?:timm\.create_model|torchvision\.models\.\w+|torch\.hub\.load|.*\.from_pretrained|"
