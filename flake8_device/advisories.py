@@ -4,7 +4,7 @@ The table is data so that an entry can be read, checked and updated without
 touching code: which releases are affected, what in the user's code or config
 triggers the bug, where upstream tracked it, and the way out.  What counts as
 the trigger is code (``flake8_device/rules/advisories.py`` and, for DeepSpeed
-JSON configs, ``flake8_device/config_files.py``); whether the project is on an
+JSON configs, ``flake8_device/json_configs.py``); whether the project is on an
 affected release is answered here.
 """
 

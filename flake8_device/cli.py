@@ -2,7 +2,7 @@
 
 Exit status: 0 when clean, 1 when findings remain, 2 on a usage, configuration
 or I/O error or a file that cannot be parsed.  Configuration is
-:mod:`.configuration`'s (the flags are its top layer), checking files
+:mod:`.configuration.discovery`'s (the flags are its top layer), checking files
 :mod:`.runner`'s, and what is printed at the end :mod:`.report`'s.
 """
 
@@ -18,14 +18,14 @@ from typing import TextIO
 
 from flake8_device import __version__, progress
 from flake8_device.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIRECTORY
-from flake8_device.configuration import discover_settings, load_settings, start_directory
+from flake8_device.configuration.discovery import discover_settings, load_settings, start_directory
 from flake8_device.docs import rule_markdown
 from flake8_device.files import Discovered, Excluded, FileError, Pattern, discover, excluded
 from flake8_device.formats import FORMATS
 from flake8_device.registry import all_rules, default_off_codes, rule_by_code
 from flake8_device.report import EXIT_CLEAN, EXIT_ERROR, ReportOptions, plural, report
 from flake8_device.runner import Options, run_all
-from flake8_device.settings import (
+from flake8_device.configuration.settings import (
     ConfigError,
     Settings,
     identifiers,

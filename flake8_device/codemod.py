@@ -22,11 +22,11 @@ from pathlib import Path
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
-from flake8_device.configuration import discover_settings
+from flake8_device.configuration.discovery import discover_settings
 from flake8_device.engine import Engine
 from flake8_device.registry import default_off_codes
 from flake8_device.runner import Options, engine_for
-from flake8_device.settings import ConfigError, Settings
+from flake8_device.configuration.settings import ConfigError, Settings
 
 
 @functools.lru_cache(maxsize=64)

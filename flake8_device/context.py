@@ -18,7 +18,7 @@ from flake8_device.analysis.classes import ClassInfo, ClassTable
 from flake8_device.analysis.defaults import DefaultDeviceSetting, default_device_settings
 from flake8_device.analysis.functions import FunctionTable
 from flake8_device.analysis.symbols import Symbols
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.model import Fix, InsertImport
 from flake8_device.positions import LazyPositions, whole_module_positions
 from flake8_device.source import LineIndex

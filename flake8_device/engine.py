@@ -23,7 +23,7 @@ from libcst.metadata import CodeRange
 
 from flake8_device import fixes, noqa, walk
 from flake8_device.analysis.symbols import Symbols
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.context import FileContext, Place, Report
 from flake8_device.model import (
     Fix,

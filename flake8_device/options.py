@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flake8_device.codes import ALL_CODES
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.selection import Selection
-from flake8_device.settings import PerFileIgnores, per_file_codes
+from flake8_device.configuration.settings import PerFileIgnores, per_file_codes
 
 
 @dataclass(frozen=True)

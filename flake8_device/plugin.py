@@ -19,13 +19,13 @@ from typing import Any
 
 from flake8_device import __version__
 from flake8_device.codes import ALL_CODES, DEFAULT_OFF_CODES
-from flake8_device.config import AnalysisConfig
-from flake8_device.configuration import pyproject_settings
+from flake8_device.configuration.analysis import AnalysisConfig
+from flake8_device.configuration.discovery import pyproject_settings
 from flake8_device.files import Pattern, excluded
-from flake8_device.flake8_ini import flake8_layer
+from flake8_device.configuration.flake8_ini import flake8_layer
 from flake8_device.options import Options
 from flake8_device.selection import Selection
-from flake8_device.settings import ConfigError, Settings, selection_warnings
+from flake8_device.configuration.settings import ConfigError, Settings, selection_warnings
 
 # The engine and the rules (LibCST, the analysis) are imported by ``run`` when a file is checked
 # with some DEV code selected: flake8 imports every plugin on every run, also runs that select

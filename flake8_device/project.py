@@ -31,7 +31,7 @@ from typing import Any, Optional
 import libcst as cst
 
 from flake8_device.analysis.symbols import Symbols
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.source import LineIndex
 
 # At most this many modules are kept per process (the least recently used go first), and a

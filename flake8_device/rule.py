@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
-from flake8_device.config import DEFAULT_MOVE_FUNCTIONS
+from flake8_device.configuration.analysis import DEFAULT_MOVE_FUNCTIONS
 from flake8_device.model import Fix, FixSafety
 from flake8_device.units import Marker, MarkerSpec, Unit
 

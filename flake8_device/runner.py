@@ -15,8 +15,8 @@ from typing import Any
 
 from flake8_device import noqa
 from flake8_device.cache import Cache, decode_findings, encode_findings
-from flake8_device.config import AnalysisConfig
-from flake8_device.config_files import is_config_file, lint_config
+from flake8_device.configuration.analysis import AnalysisConfig
+from flake8_device.json_configs import is_config_file, lint_config
 from flake8_device.engine import Engine
 from flake8_device.files import FileError, read_bytes, write_atomically
 from flake8_device.formats import Finding
@@ -207,7 +207,7 @@ def _no_comment_here(display: str, violation: Violation) -> str:
 
 
 def _check_config(path: str, display: str, data: bytes, engine: Engine, options: Options, outcome: Outcome) -> None:
-    """A JSON config (DeepSpeed, see :mod:`.config_files`): reported only, it has nothing to fix."""
+    """A JSON config (DeepSpeed, see :mod:`.json_configs`): reported only, it has nothing to fix."""
     try:
         text = decode_source(data).text
     except SourceError as error:

@@ -35,14 +35,14 @@ from pygls.uris import to_fs_path
 
 from flake8_device import __version__, noqa
 from flake8_device.codes import DEFAULT_OFF_CODES
-from flake8_device.configuration import discover_settings
+from flake8_device.configuration.discovery import discover_settings
 from flake8_device.engine import Engine, LintResult
 from flake8_device.links import rule_url
 from flake8_device.model import FixSafety, Related, TextEdit, Violation
 from flake8_device.notebook import lint_notebook
 from flake8_device.options import Options
 from flake8_device.runner import engine_for
-from flake8_device.settings import ConfigError
+from flake8_device.configuration.settings import ConfigError
 from flake8_device.source import LineIndex
 
 SOURCE = "flake8-device"

@@ -5,7 +5,7 @@ of a package is looked up, in order:
 
 1. an override: ``--device-versions deepspeed=0.14.2`` on the command line, the
    flake8 option of the same name, or ``[tool.flake8-device.versions]`` in
-   ``pyproject.toml`` (see :mod:`flake8_device.settings`);
+   ``pyproject.toml`` (see :mod:`flake8_device.configuration.settings`);
 2. the project's own exact pins, found by walking up from the checked file to
    the repository root (the first directory holding ``.git``): lock files
    (``poetry.lock``, ``uv.lock``, ``pdm.lock``, ``pylock.toml``,

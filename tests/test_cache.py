@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_support import BUG, run, write
 from flake8_device.cache import Cache
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.options import Options
 from flake8_device.selection import Selection
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from flake8_device import docs
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.engine import Engine
 from flake8_device.links import rule_anchor, rule_url
 from flake8_device.registry import all_rules

@@ -12,7 +12,7 @@ import runpy
 import pytest
 
 from fixture_support import Fixture, all_fixtures, realworld
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.engine import Engine
 from flake8_device.registry import rule_by_code
 

@@ -11,7 +11,7 @@ import pytest
 from flake8_device.analysis import flow
 from flake8_device.analysis.flow import FlowAnalysis, Kind
 from flake8_device.analysis.symbols import Symbols
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.context import FileContext
 
 HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"

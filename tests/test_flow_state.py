@@ -15,7 +15,7 @@ from flake8_device.analysis.defaults import default_device_settings
 from flake8_device.analysis.flow import ALWAYS, FlowAnalysis, Kind
 from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import Symbols
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.context import FileContext
 
 HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\nimport torchmetrics\n"

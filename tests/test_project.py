@@ -13,7 +13,7 @@ from cli_support import run, write
 from flake8_device.engine import Engine
 from flake8_device.registry import all_rules
 from flake8_device.project import ProjectModules
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 
 HELPERS = """\
 import torch

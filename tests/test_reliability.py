@@ -25,7 +25,7 @@ from cli_support import BUG, FIXED, run, run_bytes, write
 from fix_invariants import fix_problem
 from fixture_support import FIXTURES, Fixture
 from flake8_device import files
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.engine import Engine
 from flake8_device.files import FileError, write_atomically
 from flake8_device.registry import all_rules

@@ -12,9 +12,9 @@ import pytest
 from cli_support import BUG, run, write
 from flake8_device import cli
 from flake8_device.registry import rule_by_code
-from flake8_device.configuration import load_settings
-from flake8_device.pyproject import read_table
-from flake8_device.settings import ConfigError
+from flake8_device.configuration.discovery import load_settings
+from flake8_device.configuration.pyproject import read_table
+from flake8_device.configuration.settings import ConfigError
 
 MOVE_FUNCTION_SOURCE = (
     "import torch\ndef f(device):\n    a = ship(torch.ones(3), device)\n    return a + torch.zeros(3)\n"

@@ -59,7 +59,7 @@ from cases import DEVICE_ERROR, all_cases, lint, program_folder  # noqa: E402
 def _fixture_units() -> list[dict[str, Any]]:
     from fixture_support import Fixture, all_fixtures
 
-    from flake8_device.config import AnalysisConfig
+    from flake8_device.configuration.analysis import AnalysisConfig
     from flake8_device.engine import Engine
     from flake8_device.registry import rule_by_code
 

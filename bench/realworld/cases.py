@@ -221,7 +221,7 @@ def meta_problems(case: Case) -> list[str]:
 def lint(paths: list[Path]) -> dict[Path, list[tuple[int, int, str]]]:
     """Default-on findings ``(line, column, code)`` per file, as the CLI reports them (the files of one
     side are checked together, so that a project-aware analysis sees all of them)."""
-    from flake8_device.config import AnalysisConfig
+    from flake8_device.configuration.analysis import AnalysisConfig
     from flake8_device.registry import default_off_codes
     from flake8_device.runner import Options, check_file
     from flake8_device.selection import Selection

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from flake8_device.analysis.defaults import DefaultDeviceSetting
     from flake8_device.analysis.functions import FunctionTable
     from flake8_device.analysis.symbols import Symbols
-    from flake8_device.config import AnalysisConfig
+    from flake8_device.configuration.analysis import AnalysisConfig
     from flake8_device.source import LineIndex
 
 

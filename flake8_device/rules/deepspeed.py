@@ -2,7 +2,7 @@
 
 These rules check DeepSpeed configurations both as dict literals reaching a
 consumer in code (see :mod:`flake8_device.analysis.deepspeed`) and as JSON
-files (``flake8-device ds_config.json``, see :mod:`flake8_device.config_files`).
+files (``flake8-device ds_config.json``, see :mod:`flake8_device.json_configs`).
 Each rule's check is a class method over the configuration tree, so both get
 the same findings from the same code.  Harmless oddities stay silent:
 ``pin_memory`` with device ``none``, and mixed offload devices (optimizer on

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from flake8_device import jsonpos, versions
 from flake8_device.analysis.deepspeed import ConfigObject, Position, is_deepspeed_config
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.engine import LintResult
 from flake8_device.model import FixSafety, Violation
 from flake8_device.rule import Rule

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from flake8_device.files import Pattern
-from flake8_device.settings import (
+from flake8_device.configuration.settings import (
     COMMON_KEYS,
     ConfigError,
     PerFileIgnores,

@@ -10,7 +10,7 @@ table).  A layer that sets ``select``, ``ignore``, ``exclude``,
 ``per-file-ignores``, ``show-source`` or ``force-exclude`` replaces the value
 below it; ``extend-select``, ``extend-ignore``, ``extend-exclude`` and
 ``device-move-functions`` add up; ``device-versions`` merge, the higher layer
-winning for a package.  Finding the files is :mod:`.configuration`'s job.
+winning for a package.  Finding the files is :mod:`.discovery`'s job.
 
 Patterns follow flake8: one without a ``/`` matches a file or directory name
 (or the whole absolute path); one with a ``/`` is relative to the directory
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from flake8_device.codes import ALL_CODES
-from flake8_device.config import AnalysisConfig
+from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.files import DEFAULT_EXCLUDES, Pattern
 from flake8_device.selection import Selection
 from flake8_device.versions import Version

@@ -14,9 +14,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from flake8_device.flake8_ini import find_flake8_config, load_flake8_config
-from flake8_device.pyproject import TABLE, find_pyproject, load_pyproject
-from flake8_device.settings import ConfigError, Settings
+from flake8_device.configuration.flake8_ini import find_flake8_config, load_flake8_config
+from flake8_device.configuration.pyproject import TABLE, find_pyproject, load_pyproject
+from flake8_device.configuration.settings import ConfigError, Settings
 
 
 def pyproject_settings(start: Path) -> Settings:

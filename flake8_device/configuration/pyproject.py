@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flake8_device.files import Pattern
-from flake8_device.settings import (
+from flake8_device.configuration.settings import (
     COMMON_KEYS,
     ConfigError,
     PerFileIgnores,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from flake8_device import jsonpos, versions
 from flake8_device.analysis.deepspeed import ConfigObject, ConfigValue, Position
-from flake8_device.config_files import lint_config
+from flake8_device.json_configs import lint_config
 from flake8_device.registry import all_rules
 
 
