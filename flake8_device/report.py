@@ -40,7 +40,9 @@ class ReportOptions:
 
 
 def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    """``1 file``, ``2 files``; ``2 rule crashes`` (a noun ending in a hiss takes ``es``)."""
+    ending = "es" if noun.endswith(("s", "sh", "ch", "x", "z")) else "s"
+    return f"{count} {noun}{'' if count == 1 else ending}"
 
 
 def found_summary(findings: Sequence[Finding]) -> str:

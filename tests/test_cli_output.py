@@ -121,6 +121,10 @@ def test_a_rule_that_crashed_is_never_all_checks_passed() -> None:
     assert status == EXIT_ERROR
     assert "All checks passed" not in stderr.getvalue()
     assert "Not every check ran: 1 rule crash in 1 file" in stderr.getvalue()
+    twice = Outcome("train.py", warnings=crashed.warnings * 2, crashes=2)
+    stderr = io.StringIO()
+    report([twice, Outcome("eval.py")], [], ReportOptions(), stdout=stdout, stderr=stderr)
+    assert "Not every check ran: 2 rule crashes in 1 file" in stderr.getvalue()
 
 
 def test_fix_says_what_it_fixed_even_when_another_file_failed(tmp_path: Path) -> None:

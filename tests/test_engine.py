@@ -318,3 +318,27 @@ def test_fix_titles_are_one_line() -> None:
     text = BUG.replace("model.to(device)", "model.to(\n    device,\n)")
     (violation,) = Engine([rule_by_code("DEV101")]).lint(text).violations  # type: ignore[list-item]
     assert violation.fix_title == "Move it too: `.to( device, )`"
+
+
+def test_model_code_that_never_names_a_device_still_reaches_the_numpy_rule() -> None:
+    # A file of model code says nothing about devices (its callers move the module): the outputs
+    # of its own layers are still where the module is, so DEV205's file markers accept the layers
+    # the file builds as well as a move.
+    text = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+
+        class Detector(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Conv2d(4, 1, 1)
+
+            def forward(self, x):
+                logits = self.head(x)
+                return logits.numpy(), torch.sigmoid(logits).detach().cpu().numpy()
+        """
+    )
+    found = [(v.code, v.line) for v in default_engine().lint(text).violations]
+    assert found == [("DEV205", 12)]

@@ -708,7 +708,9 @@ class NumpyOnAccelerator(Rule):
         r"\.numpy\s*\(|(?:np|numpy)(?<!\wnp)(?<!\wnumpy)\.(?:as\w*array|array|concatenate|\w?stack|percentile"
         r"|quantile|median|unique|exp|log|abs|sqrt|isnan|isfinite|clip|round|sum|mean|max|min|std|var|average|prod)\b",
     )
-    file_markers = (marker.ACCELERATOR_SOURCE,)
+    # A tensor moved to an accelerator, or the output of a layer the file builds (model code runs
+    # wherever its module is, which a file of model code never needs to say).
+    file_markers = ((marker.ACCELERATOR_SOURCE, marker.MODULE_CONSTRUCTOR_CALL),)
 
     def visit_Module(self, node: cst.Module) -> None:
         for event in self.ctx.flow.events_of(events.NumpyOnAccel):

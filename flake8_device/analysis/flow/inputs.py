@@ -25,7 +25,7 @@ def tensor_inputs(
     skip_first: bool,
     in_module: bool = False,
     device_aware: bool = False,
-    data_loading: bool = False,
+    host_side: bool = False,
     evidence: tuple[set[str], bool] | None = None,
 ) -> list[str]:
     """Parameters that are tensors: annotated so, or used like one (``x.size(1)``, ``x.device``;
@@ -34,8 +34,8 @@ def tensor_inputs(
     With ``device_aware``, a function that never mentions a device has only the parameters it
     annotates as tensors: outside a module, such a function may well be meant for host tensors
     only (and say so only in its docstring), but an annotation says a tensor comes in, wherever
-    it lives.  Data-loading code (``data_loading``: a collator's, a dataset's) works on host
-    tensors whatever it says: there, annotations count no more than use.
+    it lives.  Code that says it works on host tensors (``host_side``: a collator's, a dataset's,
+    or one whose docstring says so) is taken at its word: there, annotations count no more than use.
     """
     params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
     if skip_first:
@@ -47,7 +47,7 @@ def tensor_inputs(
     found = []
     for param in params:
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
-        if device_aware and not mentions_device and (data_loading or not TENSOR_ANNOTATION.fullmatch(annotation)):
+        if device_aware and not mentions_device and (host_side or not TENSOR_ANNOTATION.fullmatch(annotation)):
             continue
         if CONFIG_OWNER.search(param.name.value):
             continue  # ``args.device``, ``cfg.device``: settings, never a tensor

@@ -37,6 +37,7 @@ from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.knowledge import (
     DATA_LOADING_CODE,
     DEVICE_NAME,
+    HOST_WORDS,
     LOADER_NAME,
     MODULE_TENSOR_EVIDENCE,
     NO_GRAD,
@@ -450,12 +451,22 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._flush_pending()
         return self.state.env
 
-    def _data_loading(self, function: cst.FunctionDef) -> bool:
-        """Code of a collator, a dataset or a sampler (by its name, its class's, or that class's bases)."""
+    def _host_side(self, function: cst.FunctionDef) -> bool:
+        """Code that says it works on host tensors: a collator's, a dataset's or a sampler's (by its
+        name, its class's, or that class's bases), or a function whose docstring (or an enclosing
+        function's) says "host" or "CPU"."""
         named = [function.name.value]
         if self.owner is not None:
             named += [self.owner.name.value, *(self.ctx.code_for(base.value) for base in self.owner.bases)]
-        return any(DATA_LOADING_CODE.search(name) for name in named)
+        if any(DATA_LOADING_CODE.search(name) for name in named):
+            return True
+        scope: cst.FunctionDef | None = function
+        while scope is not None:  # (a nested function is what its enclosing function says too)
+            docstring = scope.get_docstring(clean=False)
+            if docstring is not None and HOST_WORDS.search(docstring) is not None:
+                return True
+            scope = self.analysis.enclosing.get(scope)
+        return False
 
     def run_function(self) -> dict[str, Value]:
         function = self.function
@@ -473,7 +484,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             skip_first=self.self_name is not None,
             in_module=self.in_module_class,
             device_aware=not self.in_module_class,
-            data_loading=self._data_loading(function),
+            host_side=self._host_side(function),
             evidence=evidence,
         )
         context = self.analysis.contexts.get(function, {})

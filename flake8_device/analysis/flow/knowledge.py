@@ -38,6 +38,8 @@ MODULE_OWNER = re.compile(r"(?:^|_)(?:module|model|net|network|unet|vae|pipe|pip
 # Data-loading code (a collator, a dataset, a sampler: named so, or its class or that class's
 # bases are): it runs in the loader's workers, on host tensors.
 DATA_LOADING_CODE = re.compile(r"[Cc]ollat|Dataset|Sampler|DataLoader|__getitem__")
+# A docstring saying the tensors are on the host ("float64 host points", "CPU tensors").
+HOST_WORDS = re.compile(r"\b(?:host|CPU|cpu)\b")
 TRANSFORM_MODULES = ("kornia.augmentation", "torchvision.transforms.v2", "kornia.enhance", "kornia.color")
 MODULE_FACTORIES = re.compile(
     r"^(?:timm\.create_model|torchvision\.models\.\w+|torch\.hub\.load|.*\.from_pretrained|"
