@@ -249,8 +249,9 @@ class TensorCreatedWithoutDevice(Rule):
 
     fix_title = "Create it with `device={device}`"
     fix_safety = FixSafety.SAFE
-    # A factory without `device=`, or the samples of a distribution (built elsewhere, from numbers).
-    markers = (marker.HOST_FACTORY_CALL + r"|\.r?sample\s*\(|" + _DISTRIBUTION,)
+    # A factory (with or without `device=`: `device=device` is the CPU where that parameter's
+    # default `None` reaches it), or the samples of a distribution (built elsewhere, from numbers).
+    markers = (marker.FILE_FACTORY_CALL + r"|\.r?sample\s*\(|" + _DISTRIBUTION,)
 
     @classmethod
     def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
