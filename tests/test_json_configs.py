@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import run
 from flake8_device import jsonpos, versions
 from flake8_device.analysis.deepspeed import ConfigObject, ConfigValue, Position
 from flake8_device.json_configs import lint_config
@@ -181,17 +180,6 @@ def test_the_advisory_needs_an_affected_release(tmp_path: Path) -> None:
 
 
 # -- through the command line ----------------------------------------------------------------
-
-
-def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "flake8_device", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_cli_reports_json_with_exact_lines(tmp_path: Path) -> None:
