@@ -118,7 +118,17 @@ def main() -> int:
     parser.add_argument("--no-corpora", action="store_true", help="skip the precision tables of the corpora")
     parser.add_argument("--no-real", action="store_true", help="skip whole real files and stories")
     parser.add_argument("--json", metavar="FILE", help="write the per-case results as JSON")
+    parser.add_argument(
+        "--cases",
+        metavar="DIR",
+        help="another folder of cases in the same format (bench/realworld/fresh: the held-out split); "
+        "the mission stories are left out",
+    )
     args = parser.parse_args()
+    if args.cases:
+        import cases
+
+        cases.CASES = Path(args.cases).resolve()
 
     results = reconstruction_results()
     projects = {r["project"] for r in results}
@@ -139,13 +149,14 @@ def main() -> int:
             print(per_class_table(real_results, "found", "false_alarm"))
         for note in notes:
             print(f"  note: {note}")
-        try:
-            import stories
-        except ImportError:
-            print("\nStories: bench/realworld/stories.py is missing")
-        else:
-            print("\nMission stories on their real files:")
-            stories.print_verdicts()
+        if not args.cases:
+            try:
+                import stories
+            except ImportError:
+                print("\nStories: bench/realworld/stories.py is missing")
+            else:
+                print("\nMission stories on their real files:")
+                stories.print_verdicts()
     if not args.no_corpora:
         print("\nPrecision on the corpora (bench/precision/run.py --no-verdict-check):", flush=True)
         command = [sys.executable, str(ROOT / "bench" / "precision" / "run.py"), "--no-verdict-check"]
