@@ -13,6 +13,7 @@ from flake8_device.analysis.flow.knowledge import (
     TENSOR_ANNOTATION,
     TENSOR_EVIDENCE,
 )
+from flake8_device.analysis.flow.syntax import descendants
 
 if TYPE_CHECKING:
     from flake8_device.analysis.facts import FileFacts
@@ -61,18 +62,13 @@ def tensor_inputs(
 def _tensor_evidence(function: cst.FunctionDef, attributes: frozenset[str]) -> tuple[set[str], bool]:
     """Parameters used like tensors in the body (``x.size(1)``, ``x.device``, ``x.view(...)``),
     and whether the body mentions a device at all (``x.device``, ``device=``, a ``device`` name)."""
-    from flake8_device.walk import children
-
     found: set[str] = set()
     mentions_device = False
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
+    for node in descendants(function.body):
         if isinstance(node, cst.Attribute):
             if isinstance(node.value, cst.Name) and node.attr.value in attributes:
                 found.add(node.value.value)
             mentions_device = mentions_device or node.attr.value == "device"
         elif isinstance(node, cst.Name):
             mentions_device = mentions_device or "device" in node.value
-        stack.extend(children(node))
     return found, mentions_device

@@ -74,6 +74,7 @@ from flake8_device.analysis.flow.values import (
     chosen_along,
     chosen_by,
     compatible,
+    constant_everywhere,
     container_of,
     element_of,
     element_values,
@@ -519,8 +520,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         for name in _number_parameters(function):
             # Annotated as numbers (``window_size: tuple[int, int]``), whatever a call gives (a flag
             # the calls give as constants keeps them).
-            given = alternatives(defaults.get(name, UNKNOWN))
-            if not all(a.kind is Kind.NEUTRAL and a.constant is not None for a in given):
+            if not constant_everywhere(defaults.get(name, UNKNOWN)):
                 defaults[name] = NEUTRAL
         for name, value in defaults.items():
             if value.kind is not Kind.UNKNOWN:

@@ -21,6 +21,7 @@ from flake8_device.analysis.flow.syntax import block_of, is_classmethod, is_stat
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
     bounded,
+    constant_everywhere,
     UNKNOWN,
     Kind,
     Value,
@@ -332,7 +333,7 @@ class LocalCallsMixin(InterpreterBase):
             for attribute, parameter in self.analysis.program.parameter_copies(init).items():
                 given = values.get(parameter)
                 kept = attributes.get(attribute, UNKNOWN)
-                if given is not None and kept.kind is Kind.UNKNOWN and _constants(given):
+                if given is not None and kept.kind is Kind.UNKNOWN and constant_everywhere(given):
                     attributes[attribute] = given
         if summary is not None and bound is not None:
             self._apply_moves(node, summary, bound[0], values, texts)
@@ -507,8 +508,3 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     if isinstance(node, (cst.Integer, cst.Float)):
         return NEUTRAL
     return None
-
-
-def _constants(value: Value) -> bool:
-    """A constant (a device string, a flag, a number), or a choice of constants, along every path."""
-    return all(a.kind is Kind.NEUTRAL and a.constant is not None for a in alternatives(value))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from flake8_device.analysis.flow.syntax import block_of, compound_blocks, is_static, target_paths
+from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants, is_static, target_paths
 from flake8_device.analysis.symbols import dotted_name
 
 # How many base classes deep a method or attribute is looked up.
@@ -84,10 +84,7 @@ class Program:
         if not params:
             return False
         self_name = params[0].name.value
-        stack: list[cst.CSTNode] = [init.body]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
+        for node in descendants(init.body):
             if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
                 continue
             callee = self.functions.get(node.func.value)
@@ -286,10 +283,7 @@ def _assigned(function: cst.FunctionDef) -> Iterator[str]:
     """The path of every name or attribute chain ``function`` assigns (``a = ...``,
     ``self.a += ...``, ``a, self.b = ...``, ``for self.a in ...``, ``with f() as a``,
     ``(a := ...)``), once per assignment; items (``d[k] = ...``) have none."""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
+    for node in descendants(function.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 yield from target_paths(target.target)

@@ -118,6 +118,17 @@ def compound_blocks(statement: cst.BaseCompoundStatement) -> Iterator[Sequence[c
         yield block_of(final.body)
 
 
+def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``root`` and every node under it."""
+    from flake8_device.walk import children
+
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
 def captures(pattern: cst.CSTNode) -> Iterator[str]:
     """The names a ``match`` pattern binds."""
     from flake8_device.walk import children

@@ -255,6 +255,11 @@ def alternatives(value: Value) -> tuple[Value, ...]:
     return value.alternatives if value.kind is Kind.MAYBE else (value,)
 
 
+def constant_everywhere(value: Value) -> bool:
+    """A constant (a device string, a flag, a number), or a choice of constants, along every path."""
+    return all(a.kind is Kind.NEUTRAL and a.constant is not None for a in alternatives(value))
+
+
 def leaves(value: Value, *, containers: bool = True) -> tuple[Value, ...]:
     """Every place a tensor inside ``value`` may have: alternatives, a container's elements (unless
     ``containers`` is false: arithmetic on lists does not reach their tensors), and the two places
