@@ -107,9 +107,10 @@ class Plugin:
             codes = options.rules_for(self.filename)
             if not codes:
                 return
+            from flake8_device.cache import user_cache
             from flake8_device.runner import engine_for
 
-            engine = engine_for(codes, options.config)
+            engine = engine_for(codes, options.config, user_cache())
             path = None if self.filename in ("stdin", "-") else self.filename  # where pins are looked up
             result = engine.lint("".join(self.lines), tree=self.tree, path=path)
         except Exception as error:  # noqa: BLE001 - never break the user's flake8 run

@@ -80,6 +80,28 @@ class ProjectModule:
     loader: ProjectModules
     # What the analyses derived from it (see ``ProjectModule`` in flake8_device/analysis/facts.py).
     derived: dict[str, Any] = field(default_factory=dict)
+    # The project files that what the analyses read back from the store depended on (see ``reads``).
+    stored_reads: dict[str, FileState] = field(default_factory=dict)
+
+    @property
+    def config(self) -> AnalysisConfig:
+        return self.loader.config
+
+    @property
+    def store(self) -> Any:
+        """Where the analyses keep what they derive for later processes (see ``ProjectModules``)."""
+        return self.loader.store
+
+    def reads(self) -> dict[str, FileState]:
+        """The project files what the analyses derived from the module so far depended on."""
+        facts = self.__dict__.get("facts")
+        return {**self.stored_reads, **(files_read(facts) if facts is not None else {})}
+
+    def still_as_read(self, reads: dict[str, FileState]) -> bool:
+        return all(file_state(path) == state for path, state in reads.items())
+
+    def add_reads(self, reads: dict[str, FileState]) -> None:
+        self.stored_reads.update(reads)
 
     @cached_property
     def function_names(self) -> frozenset[str]:
@@ -111,6 +133,9 @@ class ProjectModules:
     """The modules read for one configuration (an engine's), shared by the files it checks."""
 
     config: AnalysisConfig
+    # A front end's on-disk cache (``flake8_device.cache.Cache``): the analyses keep there what they
+    # derive from a module for later processes.  None: nothing is kept on disk.
+    store: Any = None
     _loaded: OrderedDict[str, tuple[FileState, ProjectModule | None]] = field(default_factory=OrderedDict)
     _names: dict[str, tuple[FileState, frozenset[str]]] = field(default_factory=dict)
 
@@ -235,8 +260,7 @@ def project_functions(
 
 def _unchanged(module: ProjectModule) -> bool:
     """Are the project files the module read in turn (for its summaries) as they were then?"""
-    facts = module.__dict__.get("facts")
-    return facts is None or all(file_state(path) == state for path, state in files_read(facts).items())
+    return module.still_as_read(module.reads())
 
 
 def files_read(facts: Any) -> dict[str, FileState]:
@@ -250,6 +274,8 @@ def files_read(facts: Any) -> dict[str, FileState]:
             continue
         seen.add(id(current))
         found.update(current.project_reads)
+        for used in current.project_used:
+            found.update(used.stored_reads)
         # (The modules parsed for summaries: only those read further modules.)
         todo.extend(m.facts for m in current.project_used if m.__dict__.get("facts") is not None)
     return found

@@ -56,12 +56,15 @@ class Outcome:
 _ENGINES: dict[tuple[tuple[str, ...], AnalysisConfig], Engine] = {}
 
 
-def engine_for(codes: tuple[str, ...], config: AnalysisConfig) -> Engine:
+def engine_for(codes: tuple[str, ...], config: AnalysisConfig, store: Cache | None = None) -> Engine:
+    """The process's engine for these codes and settings; ``store``: where it keeps the summaries
+    of the project's modules for later processes (None: nowhere)."""
     key = (codes, config)
     engine = _ENGINES.get(key)
     if engine is None:
         by_code = {r.code: r for r in all_rules()}
         engine = _ENGINES[key] = Engine([by_code[c] for c in codes], config)
+    engine.project.store = store
     return engine
 
 
@@ -138,7 +141,8 @@ def cached_outcome(task: tuple[str, Options]) -> Outcome | None:
 
 def _check(path: str, display: str, data: bytes, options: Options, outcome: Outcome) -> None:
     from_stdin = path == "-"
-    engine = engine_for(options.rules_for(display), options.config)
+    store = Cache(options.cache_dir) if options.cache_dir is not None else None
+    engine = engine_for(options.rules_for(display), options.config, store)
     if is_config_file(display):
         check = _check_config
     else:

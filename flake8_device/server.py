@@ -34,6 +34,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from flake8_device import __version__, noqa
+from flake8_device.cache import user_cache
 from flake8_device.codes import DEFAULT_OFF_CODES
 from flake8_device.configuration.discovery import discover_settings
 from flake8_device.engine import Engine, LintResult
@@ -119,7 +120,7 @@ class DeviceServer(LanguageServer):
         if isinstance(options, str):
             return options
         codes = options.rules_for(path or "stdin")
-        engine = engine_for(codes, options.config)
+        engine = engine_for(codes, options.config, user_cache())
         result = engine.lint(text, honour_noqa=True, path=path) if codes else LintResult()
         return Checked(version, text, result, engine, path)
 
@@ -208,7 +209,7 @@ class DeviceServer(LanguageServer):
         options = self.options_for(path)
         if isinstance(options, str):
             return options
-        engine = engine_for(options.rules_for(path or "notebook.ipynb"), options.config)
+        engine = engine_for(options.rules_for(path or "notebook.ipynb"), options.config, user_cache())
         document = {
             "cells": [
                 {"cell_type": "code" if kind == lsp.NotebookCellKind.Code else "markdown", "source": text}

@@ -3,6 +3,7 @@ summarised like one of the file's own functions, in the CLI and in flake8 alike.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import run, write
+from flake8_device.cache import Cache
 from flake8_device.engine import Engine
 from flake8_device.registry import all_rules
 from flake8_device.project import ProjectModules
@@ -52,6 +54,8 @@ def run():
     model = nn.Linear(4, 4).cuda()
     return model(make_mask(4)), model(helpers.make_mask(4))
 """
+# A helper module whose function calls another module's.
+MASK_OF = "from .masks import make_mask\n\n\ndef mask_of(n):\n    return make_mask(n)\n"
 EXPECTED = [
     "pkg/train.py:11:18: DEV204 `mask` is on the CPU but `model` is on `device`",
     "script.py:10:18: DEV204 `make_mask(4)` is on the CPU but `model` is on CUDA",
@@ -72,14 +76,14 @@ def project(tmp_path: Path) -> Path:
 def test_a_helper_from_another_module_is_followed_by_the_cli_and_flake8(project: Path) -> None:
     cli = run("--no-cache", "pkg/train.py", "script.py", cwd=project)
     assert cli.stdout.splitlines() == EXPECTED
-    flake8 = subprocess.run(
-        [sys.executable, "-m", "flake8", "--select", "DEV2", "pkg/train.py", "script.py"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert flake8.stdout.splitlines() == EXPECTED
+    assert _flake8(project, "pkg/train.py", "script.py") == EXPECTED
+
+
+def _flake8(project: Path, *files: str, env: dict[str, str] | None = None) -> list[str]:
+    """flake8's DEV2 findings on ``files``, run in ``project``."""
+    command = [sys.executable, "-m", "flake8", "--select", "DEV2", *files]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
+    return done.stdout.splitlines()
 
 
 def test_a_helper_that_places_what_it_makes_is_no_finding(project: Path) -> None:
@@ -151,11 +155,118 @@ def test_a_summary_is_made_once_per_process_and_paid_for_by_every_file(
 
 
 def test_a_kept_module_is_read_again_when_a_module_it_imports_changes(project: Path) -> None:
-    helpers = "from .masks import make_mask\n\n\ndef mask_of(n):\n    return make_mask(n)\n"
-    write(project / "pkg" / "helpers.py", helpers)
+    write(project / "pkg" / "helpers.py", MASK_OF)
     write(project / "pkg" / "masks.py", HELPERS)
     engine = Engine([r for r in all_rules() if r.default_enabled])
     text = ABSOLUTE.replace("model(make_mask(4)), model(helpers.make_mask(4))", "model(helpers.mask_of(4))")
     assert [v.code for v in engine.lint(text, path=str(project / "script.py")).violations] == ["DEV204"]
     write(project / "pkg" / "masks.py", HELPERS.replace("torch.ones(n, n)", 'torch.ones(n, n, device="cuda")'))
     assert [v.code for v in engine.lint(text, path=str(project / "script.py")).violations] == []
+
+
+def _engine(store: Cache | None) -> Engine:
+    engine = Engine([r for r in all_rules() if r.default_enabled])
+    engine.project.store = store
+    return engine
+
+
+def _parsed_modules(engine: Engine) -> list[str]:
+    """The project modules the engine parsed with LibCST (to make summaries)."""
+    return sorted(Path(m.path).name for _, m in engine.project._loaded.values() if m and "facts" in m.__dict__)
+
+
+def test_a_later_process_reads_summaries_back_instead_of_parsing_the_module(
+    project: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flake8_device.analysis.flow import FlowAnalysis
+
+    left: list[int] = []
+    run_all = FlowAnalysis._run
+
+    def spent(self):  # type: ignore[no-untyped-def]
+        run_all(self)
+        left.append(self.budget.file_left)
+
+    monkeypatch.setattr(FlowAnalysis, "_run", spent)
+    store = Cache(str(tmp_path_factory.mktemp("cache")))
+    script = str(project / "script.py")
+    alone = _engine(None).lint(ABSOLUTE, path=script)
+    first = _engine(store)  # (each engine stands for a process: its own modules and summaries)
+    assert first.lint(ABSOLUTE, path=script).violations == alone.violations
+    assert _parsed_modules(first) == ["helpers.py"]
+    later = _engine(store)
+    found = later.lint(ABSOLUTE, path=script)
+    assert _parsed_modules(later) == []
+    assert [v.code for v in found.violations] == ["DEV204"] * 2
+    assert found.violations == alone.violations
+    assert left[0] == left[1] == left[2]  # the same steps paid as when the summary is made
+    assert str(project / "pkg" / "helpers.py") in found.project_reads
+
+
+def test_a_stored_summary_is_not_read_once_a_module_its_making_read_has_changed(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    store = Cache(str(tmp_path_factory.mktemp("cache")))
+    write(project / "pkg" / "helpers.py", MASK_OF)
+    write(project / "pkg" / "masks.py", HELPERS)
+    text = ABSOLUTE.replace("model(make_mask(4)), model(helpers.make_mask(4))", "model(helpers.mask_of(4))")
+    script = str(project / "script.py")
+    assert [v.code for v in _engine(store).lint(text, path=script).violations] == ["DEV204"]
+    write(project / "pkg" / "masks.py", HELPERS.replace("torch.ones(n, n)", 'torch.ones(n, n, device="cuda") '))
+    later = _engine(store)
+    found = later.lint(text, path=script)
+    assert found.violations == []
+    assert _parsed_modules(later) == ["helpers.py", "masks.py"]
+    # The module the stored summary read is among the files the CLI's findings depend on.
+    assert str(project / "pkg" / "masks.py") in _engine(store).lint(text, path=script).project_reads
+
+
+def test_a_stored_summary_that_is_not_the_tools_own_is_a_miss(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Entries of any other shape are misses (the reader builds the flow's own classes only)."""
+    folder = tmp_path_factory.mktemp("cache")
+    store = Cache(str(folder))
+    script = str(project / "script.py")
+    expected = _engine(store).lint(ABSOLUTE, path=script).violations
+    entries = sorted((folder / "entries").rglob("*.json"))
+    assert entries
+    forged = [
+        "not json",
+        '{"format": 2, "def": "def make_mask(n): ...", "summary": {"summary": null}, "steps": 1, "reads": {}}',
+        '{"format": 2, "def": "def make_mask(n): ...", "summary": {"summary": {"X": {}}, "nodes": []},'
+        ' "steps": 1, "reads": {}}',
+        '{"format": 2, "def": "def make_mask(n): ...", "summary": {"summary": {"S": {"nope": 1}}, "nodes": []},'
+        ' "steps": 1, "reads": {}}',
+        '{"format": 2, "def": "def make_mask(n): ...", "summary": {"summary": {"N": 3}, "nodes": []},'
+        ' "steps": 1, "reads": {}}',
+    ]
+    for text in forged:
+        for entry in entries:
+            entry.write_text(text, encoding="utf-8")
+        later = _engine(store)
+        assert later.lint(ABSOLUTE, path=script).violations == expected, text
+        assert _parsed_modules(later) == ["helpers.py"]  # made again
+
+
+def test_the_cli_keeps_summaries_in_its_cache_and_flake8_in_the_users(project: Path, tmp_path: Path) -> None:
+    run("--no-cache", "script.py", cwd=project)
+    assert not (project / ".flake8-device-cache").exists()
+    run("script.py", cwd=project)
+    stored = [p for p in (project / ".flake8-device-cache" / "entries").rglob("*.json") if '"def"' in p.read_text()]
+    assert len(stored) == 1  # make_mask's summary (and the script's findings)
+    home = tmp_path / "xdg"
+    env = {**os.environ, "XDG_CACHE_HOME": str(home)}
+    for _ in range(2):  # made and kept, then read back
+        assert _flake8(project, "script.py", env=env) == EXPECTED[1:]
+    assert len(list((home / "flake8-device" / "entries").rglob("*.json"))) == 1
+
+
+def test_the_users_cache_keeps_a_bounded_number_of_entries(tmp_path: Path) -> None:
+    cache = Cache(str(tmp_path), bound=3)
+    keys = [cache.entry_key("x", str(i)) for i in range(400)]
+    for key in keys:
+        cache.put(key, {"n": 1})
+    folders = [f for f in (tmp_path / "entries").iterdir() if f.is_dir()]
+    assert max(len(list(f.glob("*.json"))) for f in folders) == 3
+    assert cache.get(keys[-1]) == {"n": 1, "format": 2}

@@ -66,14 +66,21 @@ class Series:
 def run_measured(command: list[str], cwd: Path | None = None, stdin_path: Path | None = None) -> Sample:
     """Run a command, return its CPU time (user+sys), wall time and peak RSS."""
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL  # noqa: SIM115
+    # A user's cache folder of its own (empty): the plugin keeps summaries there, and every run
+    # here is a cold one.
+    user_cache = tempfile.mkdtemp(prefix="speed-user-cache-")
+    env = {**os.environ, "XDG_CACHE_HOME": user_cache}
     try:
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = subprocess.Popen(
+            command, cwd=cwd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+        )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
     finally:
         if stdin_path:
             stdin.close()  # type: ignore[union-attr]
+        shutil.rmtree(user_cache, ignore_errors=True)
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         error = process.stderr.read().decode(errors="replace") if process.stderr else ""

@@ -68,8 +68,27 @@ class ProjectLoader(Protocol):
 class ProjectModule(Protocol):
     """Another module of the project, as the device flow of an importing file reads it."""
 
+    path: str
+    text: str
+
     @property
     def function_names(self) -> frozenset[str]: ...
+
+    @property
+    def config(self) -> AnalysisConfig: ...
+
+    @property
+    def store(self) -> SummaryStore | None: ...
+
+    def reads(self) -> dict[str, Any]:
+        """The project files what was derived from the module so far depended on, with their states."""
+        ...
+
+    def still_as_read(self, reads: dict[str, Any]) -> bool: ...
+
+    def add_reads(self, reads: dict[str, Any]) -> None:
+        """Files that something read back from the store depended on."""
+        ...
 
     @property
     def facts(self) -> Any: ...
@@ -77,3 +96,13 @@ class ProjectModule(Protocol):
     # What the analyses derived from the module (its functions' summaries), kept with it while it
     # and the modules it reads are unchanged.
     derived: dict[str, Any]
+
+
+class SummaryStore(Protocol):
+    """A front end's on-disk cache (``flake8_device.cache.Cache``): JSON entries by key."""
+
+    def entry_key(self, *parts: str) -> str: ...
+
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, key: str, entry: dict[str, Any]) -> None: ...

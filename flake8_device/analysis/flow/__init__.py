@@ -26,6 +26,7 @@ instances of helper classes that keep host tensor constants (:mod:`..helpers`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.flow import stored
 from flake8_device.analysis.flow.budget import Budget, BudgetExhausted, Cut
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import AttributeStore, E, Event
@@ -42,7 +44,7 @@ from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.interpreter import Interpreter
 from flake8_device.analysis.flow.program import Program
 from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
-from flake8_device.analysis.flow.syntax import block_of, compound_blocks
+from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants
 from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import dotted_name
@@ -163,9 +165,7 @@ class FlowAnalysis:
         if loaded is None or name not in loaded.function_names:
             return None
         summaries = ModuleSummaries.of(loaded)
-        if summaries is None:
-            return None
-        function = summaries.program.functions.get(name)
+        function = summaries.function(name)
         return (summaries, function) if function is not None else None
 
     def foreign_summary(self, module: ModuleSummaries, function: cst.FunctionDef) -> Summary | None:
@@ -517,49 +517,129 @@ class ModuleSummaries:
     was asked of the module before; it is kept with the steps it took, which every file that uses
     it pays (``FlowAnalysis.foreign_summary``).  A summary made while a call cycle through the
     modules was cut (``a.f`` calls ``b.g``, which calls ``a.f``) depends on where the cycle was
-    entered, and is not kept."""
+    entered, and is not kept.
+
+    Where the front end gives the loader a store (an on-disk cache), each kept summary is also
+    written there, with its function's ``def`` line, its steps and the project files its making
+    read, and a later process reads it back instead of parsing the module: every summary reaches
+    the files that call it through that same plain-data form (:mod:`.stored`), read back or made
+    now, so findings never depend on what was on disk."""
 
     _KEY = "flow"
     # Cycles cut so far, process-wide: a summary made while this grew saw one.
     _cycles_cut = 0
 
-    def __init__(self, facts: FileFacts) -> None:
-        self.facts = facts
-        self.program = Program(facts.module)
-        self._made: dict[cst.FunctionDef, tuple[Summary | None, int]] = {}
-        self._making: set[cst.FunctionDef] = set()
+    def __init__(self, module: ProjectModule) -> None:
+        self.module = module
+        self.key = hashlib.sha256(f"{module.path}\0{module.text}".encode("utf-8", "surrogatepass")).hexdigest()
+        self._made: dict[str, tuple[Summary | None, int]] = {}
+        self._functions: dict[str, cst.FunctionDef | None] = {}
+        self._making: set[str] = set()
 
     @classmethod
-    def of(cls, module: ProjectModule) -> ModuleSummaries | None:
-        """The module's summaries (made on first use; None where the module cannot be parsed)."""
+    def of(cls, module: ProjectModule) -> ModuleSummaries:
+        """The module's summaries (an empty set, filled on demand)."""
         found = module.derived.get(cls._KEY)
         if found is None:
-            facts = module.facts
-            if facts is None:
-                return None
-            found = module.derived[cls._KEY] = cls(facts)
+            found = module.derived[cls._KEY] = cls(module)
         return found
+
+    @cached_property
+    def _parsed(self) -> tuple[FileFacts, Program] | None:
+        """The module's facts and program (a LibCST parse: only where a summary must be made)."""
+        facts = self.module.facts
+        return None if facts is None else (facts, Program(facts.module))
+
+    @cached_property
+    def _numbers(self) -> dict[int, int]:
+        """Each node of the module's tree by identity: its number in a walk of the tree."""
+        parsed = self._parsed
+        return {} if parsed is None else {id(n): i for i, n in enumerate(descendants(parsed[0].module))}
+
+    def _address(self, node: cst.CSTNode) -> tuple[str, int] | None:
+        number = self._numbers.get(id(node))
+        return None if number is None else (self.key, number)
+
+    def function(self, name: str) -> cst.FunctionDef | None:
+        """The module's function ``name`` as a call binds to it: its ``def`` line (see
+        :func:`.stored.signature`); None where the module defines no such function."""
+        if name not in self._functions:
+            found = self._read(name)
+            if found is None and self._parsed is not None:
+                function = self._parsed[1].functions.get(name)
+                if function is not None:
+                    found = stored.read_signature(stored.signature(function), self.key, name)
+            self._functions[name] = found
+        return self._functions[name]
 
     def summary(self, function: cst.FunctionDef, budget: Budget) -> Summary | None:
         """The summary of ``function``; its steps are spent from ``budget`` (made now or before)."""
-        made = self._made.get(function)
+        name = function.name.value
+        made = self._made.get(name)
         if made is not None:
             budget.left -= made[1]
             if budget.left < 0:
                 budget.exhausted()
             return made[0]
-        if function in self._making:
+        if name in self._making:
             ModuleSummaries._cycles_cut += 1
             return None
+        parsed = self._parsed
+        own = parsed[1].functions.get(name) if parsed is not None else None
+        if parsed is None or own is None:
+            return None
         left, cycles = budget.left, ModuleSummaries._cycles_cut
-        self._making.add(function)
+        self._making.add(name)
         try:
-            summary = FlowAnalysis(self.facts, run=False, budget=budget, program=self.program).summary(function)
+            summary = FlowAnalysis(parsed[0], run=False, budget=budget, program=parsed[1]).summary(own)
         finally:
-            self._making.discard(function)
+            self._making.discard(name)
+        try:
+            data = stored.encode(summary, self._address)
+        except stored.NotPortable:
+            data = None
+        else:
+            summary = stored.decode(data)
         if ModuleSummaries._cycles_cut == cycles:
-            self._made[function] = (summary, left - budget.left)
+            self._made[name] = (summary, left - budget.left)
+            if data is not None:
+                self._write(name, own, data, left - budget.left)
         return summary
+
+    def _entry_key(self, name: str) -> str | None:
+        store = self.module.store
+        if store is None:
+            return None
+        config = self.module.config
+        return store.entry_key(
+            "summary", ",".join(sorted(config.move_functions)), repr(config.versions), self.module.path, self.key, name
+        )
+
+    def _read(self, name: str) -> cst.FunctionDef | None:
+        """The function ``name`` and its summary, from the store (None where it holds neither)."""
+        key = self._entry_key(name)
+        entry = self.module.store.get(key) if key is not None else None
+        if entry is None:
+            return None
+        try:
+            reads = {path: tuple(state) if state is not None else None for path, state in entry["reads"].items()}
+            if not self.module.still_as_read(reads):
+                return None
+            function = stored.read_signature(entry["def"], self.key, name)
+            summary, steps = stored.decode(entry["summary"]), entry["steps"]
+            if not isinstance(steps, int):
+                return None
+        except (ValueError, KeyError, TypeError, AttributeError, stored.NotPortable):
+            return None
+        self._made.setdefault(name, (summary, steps))
+        self.module.add_reads(reads)
+        return function
+
+    def _write(self, name: str, function: cst.FunctionDef, data: dict[str, object], steps: int) -> None:
+        key = self._entry_key(name)
+        if key is not None:
+            entry = {"def": stored.signature(function), "summary": data, "steps": steps, "reads": self.module.reads()}
+            self.module.store.put(key, entry)
 
 
 def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:

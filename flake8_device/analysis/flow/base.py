@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 class ForeignModule(Protocol):
     """The summaries of another module of the project (``ModuleSummaries``)."""
 
-    program: Program
-
     def summary(self, function: cst.FunctionDef, budget: Budget) -> Summary | None: ...
 
 
