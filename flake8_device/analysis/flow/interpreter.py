@@ -134,6 +134,9 @@ def _positioned_leaves(value: Value, *, containers: bool) -> list[tuple[int, Val
     return [(0, leaf) for leaf in leaves(value, containers=containers)]
 
 
+_TENSOR_TYPES = ("torch.Tensor", "torch.nn.Parameter")
+
+
 def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | None:
     """``isinstance(x, T)``: ``x``'s path and whether ``T`` is a tensor type (None: neither kind)."""
     if dotted_name(call.func) != "isinstance" or len(call.args) != 2:
@@ -144,7 +147,7 @@ def _isinstance_test(call: cst.Call, symbols: Symbols) -> tuple[str, bool] | Non
     names = [symbols.qualify(t) or dotted_name(t) or "" for t in types]
     if path is None:
         return None
-    if names and all(n in ("torch.Tensor", "torch.nn.Parameter") for n in names):
+    if names and all(n in _TENSOR_TYPES for n in names):
         return path, True
     if names and all(_NOT_TENSOR_TYPES.search(n) for n in names):
         return path, False
@@ -415,6 +418,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.iterated_keys: dict[str, str] = {}
         # ``for k in ["a", "b"]:``: the keys ``k`` takes (``d[k]`` reads those entries only).
         self.literal_keys: dict[str, tuple[str, ...]] = {}
+        # In such a loop: the stores ``d[k] = ...`` that run for every tensor entry of ``d`` (by
+        # node identity), and the value each last stored, by ``d``'s path (see ``_loop_body``).
+        self.entry_stores: frozenset[int] = frozenset()
+        self.stored_entries: dict[str, Value] = {}
+        # ``dit = pipe.transformer``: the path each name was read from an attribute of (see ``_part_moved``).
+        self.parts: dict[str, str] = {}
+        self.last_entries_stored: tuple[cst.For | cst.While | None, dict[str, Value]] = (None, {})
         # Summary mode: the tests of the branches around the statement, and the parameters returned
         # as they came along a path whose tests name no device (see ``Summary.passes_through``).
         self.tests: list[str] = []
@@ -964,6 +974,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         self.moved_in_place[path] = self.state.env[path]
                     self._moved(path)
                     self._check_optimizers(path, moved, expression)
+                    self._part_moved(path)
                 elif path is not None and method != "cpu":
                     # Moved somewhere we cannot tell: no longer known to be where it was.
                     self.state.env[path] = Value(Kind.UNKNOWN, module=target_value.module)
@@ -974,6 +985,22 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._eval(expression)
         finally:
             self.discarded = None
+
+    def _part_moved(self, path: str) -> None:
+        """``pipe.transformer.to(device)`` (or ``dit = pipe.transformer; dit.to(device)``): the
+        modules holding the one moved are now partly there and partly where they were: unknown."""
+        owners = [path[:i] for i, c in enumerate(path) if c == "."]
+        if path in self.parts:
+            owner = self.parts[path]
+            owners += [owner, *(owner[:i] for i, c in enumerate(owner) if c == ".")]
+        for owner in owners:
+            held = self.state.env.get(owner)
+            if owner != self.self_name and held is not None and held.module is not False and held.kind in (
+                Kind.HOST,
+                Kind.ACCEL,
+                Kind.MAYBE,
+            ):
+                self.state.env[owner] = Value(Kind.UNKNOWN, module=held.module)
 
     def _assign(
         self,
@@ -1011,6 +1038,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.analysis.record_store(self.owner.name.value, attribute, store)
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
+        owner = path_of(value_node.value) if isinstance(value_node, cst.Attribute) else None
+        if owner is not None:
+            self.parts[path] = owner  # ``dit = pipe.transformer``: moving ``dit`` moves part of ``pipe``
+        else:
+            self.parts.pop(path, None)
         type_test = _isinstance_test(value_node, self.symbols) if isinstance(value_node, cst.Call) else None
         if type_test is not None:
             self.state.type_tests[path] = type_test
@@ -1044,6 +1076,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too; ``batch[k]
         = ...`` in ``for k in batch:`` (or ``.keys()``, ``.items()``) sets every key's entry."""
         path = path_of(target.value)
+        if path is not None and id(target) in self.entry_stores:
+            self.stored_entries[path] = value
         container = self.state.env.get(path) if path is not None else None
         if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
             return
@@ -1085,6 +1119,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.state = after_body  # it is left from inside (or after its last step)
         else:
             self.state = join_states([before, after_body], outside=self._outside)
+        loop, stored_entries = self.last_entries_stored
+        if loop is statement:
+            # ``for k, v in batch.items(): if isinstance(v, torch.Tensor): batch[k] = v.to(device)``:
+            # every tensor entry holds what was stored (a path that skips the store has no tensor
+            # entry, and a loop that never runs, no entry at all).
+            for path, stored in stored_entries.items():
+                self.state.env[path] = _with_every_tensor_entry(self.state.env.get(path, UNKNOWN), stored)
         self.state.transformed = {}
         self._parameters_moved_by(statement)
         if statement.orelse is not None:
@@ -1163,6 +1204,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.iterated_keys[keyed[0]] = keyed[1]
         if listed is not None:
             self.literal_keys[listed[0]] = listed[1]
+        outer = (self.entry_stores, self.stored_entries)
+        if keyed is not None and isinstance(statement, cst.For):
+            self.entry_stores = _every_entry_stores(statement, keyed[0], keyed[1], self.symbols)
+            self.stored_entries = {}
         try:
             self._block(block_of(statement.body))
         finally:
@@ -1170,6 +1215,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.iterated_keys.pop(keyed[0], None)
             if listed is not None:
                 self.literal_keys.pop(listed[0], None)
+            self.last_entries_stored = (statement, self.stored_entries)
+            self.entry_stores, self.stored_entries = outer
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Bind what iterating ``iterable`` gives: ``enumerate``/``zip``/``tqdm`` are seen through."""
@@ -1802,6 +1849,66 @@ def _literal_keys_iterated(statement: cst.For) -> tuple[str, tuple[str, ...]] | 
     if not keys or any(k is None or isinstance(e, cst.StarredElement) for k, e in zip(keys, statement.iter.elements)):
         return None
     return statement.target.value, tuple(k for k in keys if k is not None)
+
+
+def _every_entry_stores(statement: cst.For, key: str, path: str, symbols: Symbols) -> frozenset[int]:
+    """In ``for k in d:`` (``d.keys()``, ``for k, v in d.items()``), the stores ``d[k] = ...`` that
+    run for every entry of ``d`` that is a tensor: in the loop's body itself, or only under ``if``
+    tests (without ``else``) that the entry is a tensor (``isinstance(v, torch.Tensor)``,
+    ``torch.is_tensor(d[k])``, ``hasattr(v, "to")``)."""
+    target = statement.target
+    value = target.elements[1].value if isinstance(target, (cst.Tuple, cst.List)) else None
+    value_name = value.value if isinstance(value, cst.Name) else None
+
+    def is_entry(expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value == value_name
+        index = patterns.subscript_index(expr)
+        return (
+            isinstance(expr, cst.Subscript)
+            and path_of(expr.value) == path
+            and isinstance(index, cst.Name)
+            and index.value == key
+        )
+
+    def tests_tensor(test: cst.BaseExpression) -> bool:
+        if not isinstance(test, cst.Call) or not test.args or not is_entry(test.args[0].value):
+            return False
+        if dotted_name(test.func) == "isinstance" and len(test.args) == 2:
+            kinds = test.args[1].value
+            types = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+            return any((symbols.qualify(t) or dotted_name(t)) in _TENSOR_TYPES for t in types)
+        if symbols.qualify(test.func) == "torch.is_tensor":
+            return len(test.args) == 1
+        return (
+            dotted_name(test.func) == "hasattr"
+            and len(test.args) == 2
+            and patterns.string_value(test.args[1].value) == "to"
+        )
+
+    found: set[int] = set()
+    blocks = [block_of(statement.body)]
+    while blocks:
+        for line in blocks.pop():
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_entry(small.targets[0].target):
+                        found.add(id(small.targets[0].target))
+            elif isinstance(line, cst.If) and line.orelse is None and tests_tensor(line.test):
+                blocks.append(block_of(line.body))
+    return frozenset(found)
+
+
+def _with_every_tensor_entry(holder: Value, stored: Value) -> Value:
+    """``holder`` (a batch, or a list or dict built here) once each of its tensor entries is ``stored``."""
+    if holder.kind is Kind.MAYBE:
+        return lift(holder, lambda v: _with_every_tensor_entry(v, stored))
+    if holder.kind is Kind.CONTAINER:
+        return replace(holder, elements=tuple(stored if tensorish(e) else e for e in holder.elements))
+    if holder.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT) and holder.module is not True:
+        # (a batch, or what unpacking one gave: iterated by its keys, it is a mapping)
+        return lift(stored, lambda v: replace(v, batch=True, module=None, scalar=False) if tensorish(v) else v)
+    return holder
 
 
 def _keys_iterated(statement: cst.For) -> tuple[str, str] | None:

@@ -495,8 +495,18 @@ class LocalCallsMixin(InterpreterBase):
 
 def _made_here(value: Value, call: cst.Call) -> Value:
     """A host tensor a call of the file's code returns was made by that call, as far as the caller
-    sees (where a finding about it belongs)."""
-    return lift(value, lambda v: replace(v, origin=call) if v.kind is Kind.HOST and v.module is not True else v)
+    sees (where a finding about it belongs); an empty placeholder (``return torch.Tensor()`` for no
+    input) stays one, which meets nothing."""
+    return lift(
+        value,
+        lambda v: replace(v, origin=call)
+        if v.kind is Kind.HOST and v.module is not True and not _empty(v.origin)
+        else v,
+    )
+
+
+def _empty(origin: cst.CSTNode | None) -> bool:
+    return isinstance(origin, cst.Call) and patterns.holds_nothing(origin)
 
 
 def _literal(node: cst.BaseExpression) -> Value | None:
