@@ -47,7 +47,7 @@ from flake8_device.analysis.flow.knowledge import (
     TENSOR_EVIDENCE,
     names_cpu,
 )
-from flake8_device.analysis.flow.local_calls import LocalCallsMixin
+from flake8_device.analysis.flow.local_calls import LocalCallsMixin, placeholder
 from flake8_device.analysis.flow.placement import PlacementMixin
 from flake8_device.analysis.flow.program import rebound_names
 from flake8_device.analysis.flow.state import Env, State, join_states
@@ -213,11 +213,6 @@ def _one_value(a: cst.BaseExpression, b: cst.BaseExpression, symbols: Symbols) -
         return path_of(a) is not None
     path = _value_path(a, symbols)
     return path is not None and path == _value_path(b, symbols)
-
-
-def _placeholder(value: Value) -> bool:
-    """A tensor made empty (``torch.Tensor()``, ``torch.empty(0)``): a stand-in, not data."""
-    return isinstance(value.origin, cst.Call) and patterns.holds_nothing(value.origin)
 
 
 def _apart(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -902,7 +897,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             # (An empty placeholder, ``torch.Tensor()`` for no input, is no accumulator.)
             target = Operand(
                 small.target,
-                lift(left, lambda v: replace(v, scalar=False) if tensorish(v) and not _placeholder(v) else v),
+                lift(left, lambda v: replace(v, scalar=False) if tensorish(v) and not placeholder(v) else v),
             )
             result = self._binary(small, target, Operand(small.value, right), "augmented assignment")
             path = path_of(small.target)
@@ -1715,7 +1710,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             and not self._known_not_empty(o)
             # An empty stand-in passed for an argument the callee ignores (joined into a sequence by
             # ``torch.cat``, it does meet the others).
-            and not (_placeholder(o.value) and not spread)
+            and not (placeholder(o.value) and not spread)
         ]
         if not hosts:
             return

@@ -500,13 +500,14 @@ def _made_here(value: Value, call: cst.Call) -> Value:
     return lift(
         value,
         lambda v: replace(v, origin=call)
-        if v.kind is Kind.HOST and v.module is not True and not _empty(v.origin)
+        if v.kind is Kind.HOST and v.module is not True and not placeholder(v)
         else v,
     )
 
 
-def _empty(origin: cst.CSTNode | None) -> bool:
-    return isinstance(origin, cst.Call) and patterns.holds_nothing(origin)
+def placeholder(value: Value) -> bool:
+    """A tensor made empty (``torch.Tensor()``, ``torch.empty(0)``): a stand-in, not data."""
+    return isinstance(value.origin, cst.Call) and patterns.holds_nothing(value.origin)
 
 
 def _literal(node: cst.BaseExpression) -> Value | None:
