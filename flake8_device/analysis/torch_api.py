@@ -614,12 +614,16 @@ INPUT_SCATTERING_WRAPPERS: frozenset[str] = frozenset(
 # ``torch.cat`` and its kin: they join the tensors of one list.
 _JOINING = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
 
+# Tensor methods that reduce: ``t.sum()`` is 0-dim, and so is ``t.sum(0)`` of a 1-D ``t``.
+REDUCTION_METHODS: frozenset[str] = frozenset(
+    ("sum", "mean", "max", "min", "prod", "norm", "std", "var", "all", "any", "amax", "amin")
+)
+
 # Reductions that, given only a tensor (``torch.max(t)``: no dimension), give a 0-dim tensor.
 FULL_REDUCTIONS: frozenset[str] = frozenset(
     f"torch.{name}"
     for name in (
-        "sum", "mean", "max", "min", "prod", "norm", "std", "var", "all", "any", "amax", "amin",
-        "median", "nanmean", "nansum", "argmax", "argmin", "logsumexp", "count_nonzero",
+        *REDUCTION_METHODS, "median", "nanmean", "nansum", "argmax", "argmin", "logsumexp", "count_nonzero",
     )
 )  # fmt: skip
 

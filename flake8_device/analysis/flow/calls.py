@@ -499,19 +499,9 @@ class CallsMixin(InterpreterBase):
                 tensors = [Operand(base, receiver), *others]
                 if method not in CROSS_DEVICE_METHODS:
                     self._meet(node, tensors, f"`.{method}()`", arithmetic=True)
-                reduces = method in (
-                    "sum",
-                    "mean",
-                    "max",
-                    "min",
-                    "prod",
-                    "norm",
-                    "std",
-                    "var",
-                    "all",
-                    "any",
-                    "amax",
-                    "amin",
+                # (``keepdim=True`` keeps every dimension: what was not 0-dim is not now)
+                reduces = (
+                    method in torch_api.REDUCTION_METHODS and not _keeps_dims(node)
                 ) or (method in ("argmax", "argmin") and not node.args)
                 # (a 0-dim tensor given a dimension is no longer 0-dim: it meets tensors elsewhere)
                 grows = method in _SHAPE_GROWING_METHODS
@@ -995,3 +985,9 @@ def _element_on_device(
             if placed is not None:
                 return Operand(element.value, placed)
     return Operand(argument.expr, found)
+
+
+def _keeps_dims(call: cst.Call) -> bool:
+    """``t.sum(0, keepdim=True)``: the result has as many dimensions as ``t``."""
+    kept = patterns.keyword(call, "keepdim")
+    return kept is not None and isinstance(kept.value, cst.Name) and kept.value.value == "True"
