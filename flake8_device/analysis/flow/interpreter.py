@@ -1033,11 +1033,6 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self.analysis.record_store(self.owner.name.value, attribute, store)
         # Rebinding a name forgets what we knew of its attributes.
         self.state.env.forget_attributes(path)
-        owner = path_of(value_node.value) if isinstance(value_node, cst.Attribute) else None
-        if owner is not None:
-            self.parts[path] = owner  # ``dit = pipe.transformer``: moving ``dit`` moves part of ``pipe``
-        else:
-            self.parts.pop(path, None)
         type_test = _isinstance_test(value_node, self.symbols) if isinstance(value_node, cst.Call) else None
         if type_test is not None:
             self.state.type_tests[path] = type_test
@@ -1054,6 +1049,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if base is not None and path_of(base) == path:
                 self._moved(path)  # ``m = m.to(device)``
                 self._check_optimizers(path, value, value_node)
+                if value.module is not False:
+                    self._part_moved(path)  # (a module moves in place: ``pipe.unet = pipe.unet.to(device)``)
             elif base is not None and patterns.method_name(value_node) in ("to", "cuda"):
                 # ``self.model = model.to(device)``: a module moves in place, ``model`` with it (a
                 # parameter that may be one is moved for the callers that pass one).
@@ -1066,6 +1063,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         self.moved_in_place[moved_from] = self.state.env[moved_from]
                     self._moved(moved_from)
                     self._check_optimizers(moved_from, value, value_node)
+                    self._part_moved(moved_from)
+        owner = path_of(value_node.value) if isinstance(value_node, cst.Attribute) else None
+        if owner is not None:
+            self.parts[path] = owner  # ``dit = pipe.transformer``: moving ``dit`` moves part of ``pipe``
+        else:
+            self.parts.pop(path, None)
 
     def _store_item(self, target: cst.Subscript, value: Value) -> None:
         """``criteria["mel"] = MelLoss()``: a list or dict built here holds the value too; ``batch[k]
