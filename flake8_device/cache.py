@@ -123,9 +123,8 @@ class Cache:
         self._prepared = False
 
     def key(self, display: str, data: bytes, options: Options) -> str:
-        digest = hashlib.sha256()
-        for part in (
-            _tool_fingerprint(),
+        """The key of the findings of ``data`` (a file's bytes) linted as ``display``."""
+        return self.entry_key(
             _environment_fingerprint(),
             _pins_fingerprint(display),
             display,
@@ -133,19 +132,18 @@ class Cache:
             ",".join(sorted(options.config.move_functions)),
             repr(options.config.versions),
             str(options.show_source),
-        ):
-            digest.update(part.encode("utf-8", "surrogatepass"))
-            digest.update(b"\0")
-        digest.update(data)
-        return digest.hexdigest()
+            data=data,
+        )
 
-    def entry_key(self, *parts: str) -> str:
-        """The key of an entry that depends on ``parts`` and the tool (the analyses' own entries:
-        the summaries of the project's modules, see ``ModuleSummaries`` in the device flow)."""
+    def entry_key(self, *parts: str, data: bytes = b"") -> str:
+        """The key of an entry that depends on ``parts``, ``data`` and the tool (also the analyses'
+        own entries: the summaries of the project's modules, see ``ModuleSummaries`` in the flow)."""
         digest = hashlib.sha256(_tool_fingerprint().encode())
         for part in parts:
             digest.update(b"\0")
             digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+        digest.update(data)
         return digest.hexdigest()
 
     def _path(self, key: str) -> Path:

@@ -984,17 +984,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _part_moved(self, path: str) -> None:
         """``pipe.transformer.to(device)`` (or ``dit = pipe.transformer; dit.to(device)``): the
         modules holding the one moved are now partly there and partly where they were: unknown."""
-        owners = [path[:i] for i, c in enumerate(path) if c == "."]
-        if path in self.parts:
-            owner = self.parts[path]
-            owners += [owner, *(owner[:i] for i, c in enumerate(owner) if c == ".")]
-        for owner in owners:
+        # (an alias read from ``pipe.transformer`` stands for a path below ``pipe``)
+        paths = [path] if path not in self.parts else [path, f"{self.parts[path]}."]
+        owners = {p[:i] for p in paths for i, c in enumerate(p) if c == "."}
+        for owner in owners - {self.self_name}:
             held = self.state.env.get(owner)
-            if owner != self.self_name and held is not None and held.module is not False and held.kind in (
-                Kind.HOST,
-                Kind.ACCEL,
-                Kind.MAYBE,
-            ):
+            if held is not None and held.module is not False and held.kind in (Kind.HOST, Kind.ACCEL, Kind.MAYBE):
                 self.state.env[owner] = Value(Kind.UNKNOWN, module=held.module)
 
     def _assign(

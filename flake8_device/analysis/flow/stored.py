@@ -130,12 +130,19 @@ def _node(entry: Any) -> cst.CSTNode:
     found = _interned.get((key, number))
     if found is not None:
         return found
-    try:
-        node = cst.parse_expression(code) if kind == "e" else cst.parse_statement(code)
-    except (cst.ParserSyntaxError, RecursionError, MemoryError) as error:
-        raise ValueError("not a stored node") from error
+    node = _parse(kind, code)
+    if node is None:
+        raise ValueError("not a stored node")
     _intern((key, number), node)
     return node
+
+
+def _parse(kind: str, code: str) -> cst.CSTNode | None:
+    """``code`` parsed alone as an expression (``"e"``) or a statement (``"s"``); None if it does not parse."""
+    try:
+        return cst.parse_expression(code) if kind == "e" else cst.parse_statement(code)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None
 
 
 class _Writer:
@@ -178,21 +185,16 @@ class _Writer:
             raise NotPortable(f"a node outside its module: {type(node).__name__}")
         if isinstance(node, cst.BaseExpression):
             kind = "e"
-        elif isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+        elif isinstance(node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
             kind = "s"
-        else:
+        else:  # (a small statement parses only with its line)
             raise NotPortable(f"a {type(node).__name__} node")
-        if isinstance(node, cst.BaseSmallStatement):
-            raise NotPortable("a statement without its line")
         code = _CODE.code_for_node(node)
         parsed = _interned.get(address)
         if parsed is None:
-            try:
-                parsed = cst.parse_expression(code) if kind == "e" else cst.parse_statement(code)
-            except (cst.ParserSyntaxError, RecursionError, MemoryError) as error:
-                raise NotPortable(f"code that does not parse alone: {code!r}") from error
+            parsed = _parse(kind, code)
             if type(parsed) is not type(node):
-                raise NotPortable(f"code that parses as another node: {code!r}")
+                raise NotPortable(f"code that does not parse alone as the node it was: {code!r}")
             _intern(address, parsed)
         number = self._numbers[id(node)] = len(self.nodes)
         self.nodes.append([address[0], address[1], kind, code])
