@@ -313,3 +313,79 @@ def test_a_device_objects_batch_to_device_moves_the_batch_there() -> None:
     mix = analysis.events[0]
     assert "update_metric" in mix.operation
     assert analysis.ctx.code_for(mix.accel.expr) == "batch" and analysis.ctx.code_for(mix.host.expr) == "outputs"
+
+
+def test_arithmetic_with_an_unseen_operand_keeps_the_tensors_place() -> None:
+    # (imitation's discounted returns) A number or a tensor on its device is all a tensor of one or
+    # more dimensions accepts: the result is where that tensor is.
+    env = module_env(
+        """
+        scale = getattr(math, "pi")
+        host = scale * torch.arange(4)
+        moved = torch.ones(4).to("cuda") - scale
+        number = scale * torch.tensor(2.0)
+        """
+    )
+    assert env["host"].kind is Kind.HOST
+    assert env["moved"].kind is Kind.ACCEL
+    assert "number" not in env or env["number"].kind is Kind.UNKNOWN  # a 0-dim tensor goes where the other is
+
+
+def test_a_layer_built_here_and_never_moved_outputs_host_tensors() -> None:
+    body = """
+        def train(loader, device):
+            model = nn.Linear(3, 3)
+            for x, y in loader:
+                out = model(x)
+                loss = (out - y.to(device)).pow(2).mean()
+        """
+    assert event_types(body) == ["Mix"]
+    # A layer of an object: what else moves it is not all seen, so its outputs are not placed.
+    held = """
+        class Agent:
+            def __init__(self):
+                self.q = nn.Linear(3, 1)
+
+            def value(self, x, device):
+                return self.q(x) - torch.ones(2, 1, device=device)
+        """
+    assert event_types(held) == []
+
+
+def test_a_layers_weight_and_a_modules_own_parameters_are_where_it_is() -> None:
+    body = """
+        class Table(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(6, 2)
+
+            def restore(self, saved):
+                self.emb.weight.index_copy_(0, torch.arange(2), saved)
+
+            def restore_all(self, saved):
+                for name, param in self.named_parameters():
+                    param.data.index_add_(0, torch.arange(2), saved)
+
+            def fine(self, saved):
+                self.emb.weight.index_copy_(0, torch.arange(2, device=self.emb.weight.device), saved)
+        """
+    assert event_types(body) == ["HostMeetsInput", "HostMeetsInput"]
+
+
+def test_a_torch_function_looked_up_by_name_is_that_function() -> None:
+    body = """
+        class Loss(nn.Module):
+            def __init__(self, n=8, window="hann_window"):
+                super().__init__()
+                self.window = getattr(torch, window)(n)
+                self.other = getattr(torch, "hamming_window")(n)
+                self.unknown = getattr(torch, cfg.window)(n)
+
+            def forward(self, x):
+                return x * self.window * self.other * self.unknown
+        """
+    analysis = analyse(body)
+    assert "PlainAttributeMeets" in [type(e).__name__ for e in analysis.events]
+    state = analysis.attribute_state("Loss")
+    assert state["window"].kind is Kind.HOST and state["other"].kind is Kind.HOST
+    assert state["unknown"].kind is Kind.UNKNOWN

@@ -16,6 +16,7 @@ from flake8_device import markers as marker
 from flake8_device.analysis import cuda_guards, patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
 from flake8_device.analysis.flow.knowledge import names_cpu
+from flake8_device.analysis.symbols import dotted_name
 from flake8_device.analysis.types import Evidence
 from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
@@ -380,6 +381,13 @@ class TensorCreatedWithoutDevice(Rule):
                 return self.make_fix(ReplaceNode(replaced, *parts), device=device)
         else:
             unbound = None
+        held = dotted_name(partner) if isinstance(partner, cst.Attribute) else None
+        if held is not None and event.partner.value.module is False and proof.unbound(held, at=factory) is None:
+            # An attribute (``self.emb.weight``): where it is at the meeting, unless rebound between.
+            device = f"{held}.device"
+            reason = f"`{held}` is read where they meet, and could be rebound after this line"
+            replaced, parts = patterns.keyword_added(factory, "device", device)
+            return self.make_fix(ReplaceNode(replaced, *parts), safety=FixSafety.UNSAFE, reason=reason, device=device)
         # Where the function's inputs are: right for ordinary model code, but not proven.
         first = _first_tensor_input(event.function, self)
         if first is None:

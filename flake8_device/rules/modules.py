@@ -252,7 +252,8 @@ class TensorAttributeNotRegistered(Rule):
             done.add((event.owner, event.attribute))
             stores = flow.stores(event.owner, event.attribute)
             in_init = [s for s in stores if s.method.name.value == "__init__"]
-            made = [s for s in in_init if carries_tensor(s.value)]
+            # (Not a store of an ``nn.Parameter``: the plain tensor is the one that stays behind.)
+            made = [s for s in in_init if carries_tensor(s.value) and not _registered(s.value)]
             # Where the tensor is made in the construction; else its placeholder there (a cache
             # filled later); else where another method first stores it.
             chosen = made or in_init[:1] or [s for s in stores if carries_tensor(s.value)][:1]
@@ -631,3 +632,8 @@ class ModuleCreatedInForward(Rule):
             return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(call=call), call=call)
+
+
+def _registered(value: Value) -> bool:
+    """Every tensor ``value`` may be is an ``nn.Parameter`` (or buffer)."""
+    return all(leaf.registers is True for leaf in leaves(value) if tensorish(leaf))

@@ -385,10 +385,18 @@ class FlowAnalysis:
         (``init_hidden(batch, device)``: made for that call)."""
         if not self.keeps_place(class_name) or attribute in FRAMEWORK_MOVED_ATTRIBUTES:
             return value
+        # Made an ``nn.Parameter`` along some paths of the construction itself (``self.w = t``, then
+        # ``if learn: self.w = nn.Parameter(self.w)``): each path says whether it is registered
+        # (``registers`` None: only along some of them, so plain along the others).
+        per_path = construction and any(leaf.registers is not False for leaf in leaves(value) if tensorish(leaf))
         for entry in self.program.lineage(class_name):
             info = self.ctx.classes.get(entry.node.name.value)
-            if info is not None and (info.holds_state(attribute) or attribute in info.added_states):
+            if info is None:
+                continue
+            if attribute in info.buffers or attribute in info.added_states:
                 return value  # registered (by this class or a base): it goes where the module goes
+            if attribute in info.parameters and not per_path:
+                return value
         if construction:
             kinds: tuple[Kind, ...] = (Kind.HOST, Kind.ACCEL, Kind.INPUT)
         else:

@@ -92,7 +92,7 @@ class CallsMixin(InterpreterBase):
         imported = self._imported_callee(func)
         if imported is not None:
             return self._call_local(node, imported[1], False, source=imported[0])
-        qualified = self.symbols.qualify(func)
+        qualified = self.symbols.qualify(func) or self._looked_up(func)
         if isinstance(func, cst.Attribute) and qualified is None:
             receiver_value = self._eval(func.value)
             return self._method_call(node, func.value, func.attr.value, receiver_value)
@@ -327,7 +327,21 @@ class CallsMixin(InterpreterBase):
                 f"`{self.ctx.code_for(node.func)}(...)`",
                 arithmetic=False,
             )
-            return UNKNOWN
+            if not self._made_in_this_scope(callee.origin):
+                return UNKNOWN  # (an object's layer: what else may move it is not all seen here)
+            if any(leaf.kind is Kind.ACCEL for t in tensors for leaf in leaves(t.value) if tensorish(leaf)):
+                return UNKNOWN  # (given device tensors, it fails: reported here, not again downstream)
+            if returned is not None and returned.value.kind is not Kind.UNKNOWN:
+                return returned.value
+            # Made here and never moved: where it runs at all, its outputs are made on the host too.
+            return Value(
+                Kind.HOST,
+                module=False,
+                origin=callee.origin,
+                grad=self.no_grad == 0,
+                guard=callee.guard,
+                placed_by=callee.placed_by,
+            )
         if callee.kind is Kind.INPUT and callee.module is True:
             if self.summary_mode and self.in_module_class and callee.source is None:
                 for argument in tensors:
@@ -361,6 +375,16 @@ class CallsMixin(InterpreterBase):
             # The output of a layer with parameters is made where they are (see ``_layer_output``).
             return Value(Kind.INPUT, module=False, origin=node if callee.stateful else None)
         return UNKNOWN
+
+    def _made_in_this_scope(self, origin: cst.CSTNode | None) -> bool:
+        """``origin`` lies in the code this run interprets (the function, or the module's top level)."""
+        if origin is None:
+            return False
+        if self.function is None:
+            return True
+        positions = self.ctx.positions
+        made, scope = positions.get(origin), positions.get(self.function)
+        return made is not None and scope is not None and scope.start.line <= made.start.line <= scope.end.line
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
@@ -519,6 +543,14 @@ class CallsMixin(InterpreterBase):
             return replace(receiver, origin=node)  # ``x.float()`` stays where ``x`` is
         if receiver.kind is Kind.HOST and receiver.batch:
             return UNKNOWN
+        own = (
+            self.in_module_class
+            and receiver.kind is Kind.UNKNOWN
+            and isinstance(base, cst.Name)
+            and base.value == self.self_name
+        )
+        if own and method in ("parameters", "buffers", "named_parameters", "named_buffers"):
+            receiver = Value(Kind.INPUT, module=True)  # a module's own weights: where it is
         if (
             receiver.module is True
             and receiver.stateful
@@ -750,6 +782,39 @@ class CallsMixin(InterpreterBase):
             if v.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
             else UNKNOWN,
         )
+
+    def _looked_up(self, func: cst.BaseExpression) -> str | None:
+        """``getattr(torch, window)`` with ``window`` a name known here (a literal, a string bound
+        to a name, or a parameter's default: ``window="hann_window"``): ``torch.hann_window``."""
+        if not (
+            isinstance(func, cst.Call)
+            and dotted_name(func.func) == "getattr"
+            and len(func.args) == 2
+            and not any(a.keyword or a.star for a in func.args)
+            and self._builtin("getattr")
+        ):
+            return None
+        owner = self.symbols.qualify(func.args[0].value)
+        name = func.args[1].value
+        text = patterns.string_value(name)
+        if text is None and isinstance(name, cst.Name):
+            bound = self.state.env.get(name.value)
+            text = bound.constant if bound is not None and bound.kind is Kind.NEUTRAL else None
+            if text is None and (bound is None or bound.source == name.value):  # (the parameter itself)
+                text = self._string_default(name.value)
+        if owner is None or text is None or not text.isidentifier():
+            return None
+        return f"{owner}.{text}"
+
+    def _string_default(self, parameter: str) -> str | None:
+        """The string a parameter of this function defaults to (``window="hann_window"``)."""
+        if self.function is None:
+            return None
+        params = self.function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == parameter and param.default is not None:
+                return patterns.string_value(param.default)
+        return None
 
     def _number_default(self, node: cst.BaseExpression) -> bool:
         """``low`` in ``def __init__(self, low=3.0)``: a parameter whose default is a number."""

@@ -15,6 +15,7 @@ from flake8_device.analysis.flow.events import (
     DeviceChoiceMismatch,
     GeneratorMismatch,
     HelperConstantsMeetAccel,
+    HostMeetsInput,
     IndexMismatch,
     Operand,
     OptimizerStateBeforeMove,
@@ -274,7 +275,19 @@ class ChecksMixin(InterpreterBase):
     def _check_index_operation(self, node: cst.Call, indexed: Operand, index: Operand, operation: str) -> None:
         """``gather``/``index_select``-style index arguments must be on the indexed tensor's device."""
         a, b = indexed.value, index.value
-        if not (tensorish(a) and tensorish(b)) or {a.kind, b.kind} != {Kind.HOST, Kind.ACCEL}:
+        if not (tensorish(a) and tensorish(b)):
+            return
+        if (
+            a.kind is Kind.INPUT
+            and b.kind is Kind.HOST
+            and b.condition is None
+            and isinstance(b.origin, cst.Call)
+            and not self._maybe_zero_dim(b)
+        ):
+            # A host index into what is where the inputs (or the module) are: made without `device=`.
+            self._emit(HostMeetsInput(index, indexed, operation, self.function), b.origin)
+            return
+        if {a.kind, b.kind} != {Kind.HOST, Kind.ACCEL}:
             return
         if b.kind is Kind.HOST and self._maybe_zero_dim(b):
             return

@@ -369,6 +369,39 @@ def _keeps_dimension(index: cst.BaseSlice) -> bool:
     return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None")
 
 
+def _unseen_operand(value: Value) -> bool:
+    """An operand the analysis cannot see (a number, or a tensor somewhere), not a container."""
+    return value.kind is Kind.UNKNOWN and value.container is None and value.module is not True
+
+
+def _placed_tensor(value: Value) -> bool:
+    """A tensor of one or more dimensions whose place is known (or is where the inputs are)."""
+    return (
+        value.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+        and value.module is False
+        and not value.scalar
+        and value.container is None
+        and not value.generator
+        and not value.distribution
+        and value.optimizer is None
+    )
+
+
+def _host_where_given(places: Sequence[tuple[tuple[int, int], Operand]], at: tuple[int, int], partner: Operand) -> bool:
+    """``partner`` is where the inputs are only for callers elsewhere, while every call in the file
+    passes a host tensor there (``get_embedding(torch.tensor(scale))``): the file says its inputs are
+    on the host, so a host tensor meeting them is no finding."""
+    calls = next((key for key, which in partner.value.placed_by if which == "elsewhere"), None)
+    if calls is None:
+        return False
+    given = [
+        o.value
+        for (index, _), o in places
+        if index == at[0] and any(key == calls and which != "elsewhere" for key, which in o.value.placed_by)
+    ]
+    return bool(given) and all(value.kind is Kind.HOST and tensorish(value) for value in given)
+
+
 def _clash(a: Value, b: Value) -> bool:
     """Tensors on the host and on the accelerator: the operation fails along this path."""
     kinds = {a.kind, b.kind}
@@ -601,8 +634,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.owner.name.value
         )
         for attribute, value in attributes.items():
-            if info is not None and info.holds_state(attribute):
-                continue
+            if info is not None and info.holds_state(attribute) and not any(leaf.held for leaf in leaves(value)):
+                continue  # (a parameter along some paths of the construction only: see ``held``)
             if moves_itself and carries_tensor(value):
                 continue  # its own ``_apply``/``to`` moves what it holds: where to is not known here
             if maybe_module and (carries_tensor(value) or any(leaf.module is True for leaf in leaves(value))):
@@ -1557,6 +1590,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return held
         if attr in torch_api.DEVICE_PRESERVING_ATTRIBUTES and base.module is not True and tensorish(base):
             return base
+        if (
+            attr in ("weight", "bias")
+            and base.module is True
+            and base.stateful
+            and base.class_name is None
+            and base.kind in (Kind.HOST, Kind.ACCEL, Kind.INPUT)
+        ):
+            # A layer's own parameters are where the layer is.
+            return Value(base.kind, device=base.device, move=base.move, module=False, origin=base.origin)
         if base.batch or (base.module is None and base.kind in (Kind.HOST, Kind.ACCEL)):
             return item_of(base)  # ``batch.x`` of a batch object
         return UNKNOWN
@@ -1593,6 +1635,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         event = IndexMismatch(node, Operand(node.value, indexed), Operand(index.expr, used), "indexing")
                         self._emit(event, index.expr)
                         break
+                    if self._stale_table(indexed, used):
+                        # A module's plain attribute indexed by a tensor made where the module's
+                        # inputs are (``self.table[t]``, ``t`` drawn with ``device=x.device``).
+                        self._emit_held(Operand(node.value, indexed), Operand(index.expr, used), "indexing")
+                        break
         if base.kind is Kind.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             return base  # a slice of a list is a list of its elements
         if base.kind is Kind.CONTAINER and base.keys:
@@ -1618,6 +1665,22 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             # ``table[:n]``, ``x[..., None]``: a slice of a tensor is never 0-dim.
             item = lift(item, lambda v: replace(v, scalar=False) if tensorish(v) else v)
         return item
+
+    def _stale_table(self, indexed: Value, index: Value) -> bool:
+        """A host tensor a module keeps in a plain attribute, indexed by a tensor (never a number or
+        a parameter that may be one) that is where the module's inputs are, or on a device."""
+        return (
+            indexed.held is not None
+            and indexed.kind is Kind.HOST
+            and tensorish(indexed)
+            and not indexed.scalar
+            and index.held is None
+            and index.kind in (Kind.INPUT, Kind.ACCEL)
+            and index.module is False
+            and index.source in (None, "*")
+            and isinstance(index.origin, cst.Call)
+            and not self._maybe_zero_dim(index)
+        )
 
     @staticmethod
     def _pairs(a: Value, b: Value) -> list[tuple[Value, Value]]:
@@ -1668,6 +1731,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             other = b if a.scalar and a.kind is Kind.HOST else a if b.scalar and b.kind is Kind.HOST else None
             if other is not None:
                 return replace(other, module=False, scalar=False)
+        for known, unseen in ((a, b), (b, a)):
+            if _unseen_operand(unseen) and _placed_tensor(known):
+                # With a number, or a tensor on its device (the only ones it accepts), a tensor of
+                # one or more dimensions keeps its place: ``scale * torch.arange(n)``, ``y - x``.
+                return replace(known, module=False, scalar=False, held=None)
         return UNKNOWN
 
     def _meet(
@@ -1727,6 +1795,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         and o.value.kind is wanted
                         and compatible(host.value, o.value)
                         and not (_one_value(host.expr, o.expr, self.symbols) and not (spread and _apart(i, index)))
+                        and not (wanted is Kind.INPUT and _host_where_given(places, i, o))
                     ),
                     None,
                 )
