@@ -70,20 +70,23 @@ def run_measured(command: list[str], cwd: Path | None = None, stdin_path: Path |
     # here is a cold one.
     user_cache = tempfile.mkdtemp(prefix="speed-user-cache-")
     env = {**os.environ, "XDG_CACHE_HOME": user_cache}
+    # stderr goes to a file, not a pipe: nothing reads a pipe while the command runs, and a command
+    # that writes more than the pipe holds (warnings about the corpus's files) would wait forever.
+    errors = tempfile.TemporaryFile()  # noqa: SIM115
     try:
         start = time.perf_counter()
-        process = subprocess.Popen(
-            command, cwd=cwd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
-        )
+        process = subprocess.Popen(command, cwd=cwd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=errors, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        error = errors.read().decode(errors="replace") if code not in (0, 1) else ""
     finally:
+        errors.close()
         if stdin_path:
             stdin.close()  # type: ignore[union-attr]
         shutil.rmtree(user_cache, ignore_errors=True)
-    code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
-        error = process.stderr.read().decode(errors="replace") if process.stderr else ""
         raise SystemExit(f"{' '.join(command[:3])}... failed with {code}: {error[-2000:]}")
     return Sample(cpu=usage.ru_utime + usage.ru_stime, wall=wall, max_rss_kib=usage.ru_maxrss)
 
