@@ -801,33 +801,26 @@ class CallsMixin(InterpreterBase):
             bound = self.state.env.get(name.value)
             text = bound.constant if bound is not None and bound.kind is Kind.NEUTRAL else None
             if text is None and (bound is None or bound.source == name.value):  # (the parameter itself)
-                text = self._string_default(name.value)
+                default = self._parameter_default(name.value)
+                text = patterns.string_value(default) if default is not None else None
         if owner is None or text is None or not text.isidentifier():
             return None
         return f"{owner}.{text}"
 
-    def _string_default(self, parameter: str) -> str | None:
-        """The string a parameter of this function defaults to (``window="hann_window"``)."""
+    def _parameter_default(self, name: str) -> cst.BaseExpression | None:
+        """The default of this function's parameter ``name`` (None: no such parameter, or no default)."""
         if self.function is None:
             return None
         params = self.function.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.name.value == parameter and param.default is not None:
-                return patterns.string_value(param.default)
-        return None
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        return next((p.default for p in every if p.name.value == name), None)
 
     def _number_default(self, node: cst.BaseExpression) -> bool:
         """``low`` in ``def __init__(self, low=3.0)``: a parameter whose default is a number."""
-        if not isinstance(node, cst.Name) or self.function is None:
-            return False
-        params = self.function.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.name.value == node.value:
-                default = param.default
-                if isinstance(default, cst.UnaryOperation):
-                    default = default.expression
-                return isinstance(default, (cst.Integer, cst.Float))
-        return False
+        default = self._parameter_default(node.value) if isinstance(node, cst.Name) else None
+        if isinstance(default, cst.UnaryOperation):
+            default = default.expression
+        return isinstance(default, (cst.Integer, cst.Float))
 
     def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value:
         placed = next(

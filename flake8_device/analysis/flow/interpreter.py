@@ -233,6 +233,10 @@ def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
     )
 
 
+# What callers outside the file may pass a parameter, as one more "call" (see ``_given_by_calls``).
+_ELSEWHERE = "elsewhere"
+
+
 def _given_by_calls(
     function: cst.FunctionDef,
     context: dict[str, list[tuple[int, Value]]],
@@ -261,7 +265,7 @@ def _given_by_calls(
             found[name] = ([value for _, value in given], elsewhere)
             continue
         values = [chosen_along(value, calls, f"#{alike[call]}") for call, value in given]
-        found[name] = (values, None if elsewhere is None else chosen_along(elsewhere, calls, "elsewhere"))
+        found[name] = (values, None if elsewhere is None else chosen_along(elsewhere, calls, _ELSEWHERE))
     return found
 
 
@@ -391,13 +395,13 @@ def _host_where_given(places: Sequence[tuple[tuple[int, int], Operand]], at: tup
     """``partner`` is where the inputs are only for callers elsewhere, while every call in the file
     passes a host tensor there (``get_embedding(torch.tensor(scale))``): the file says its inputs are
     on the host, so a host tensor meeting them is no finding."""
-    calls = next((key for key, which in partner.value.placed_by if which == "elsewhere"), None)
+    calls = next((key for key, which in partner.value.placed_by if which == _ELSEWHERE), None)
     if calls is None:
         return False
     given = [
         o.value
         for (index, _), o in places
-        if index == at[0] and any(key == calls and which != "elsewhere" for key, which in o.value.placed_by)
+        if index == at[0] and any(key == calls and which != _ELSEWHERE for key, which in o.value.placed_by)
     ]
     return bool(given) and all(value.kind is Kind.HOST and tensorish(value) for value in given)
 
