@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -146,14 +146,53 @@ class FileContext:
         self.project_reads.update(looked)
         return names
 
-    def project_module(self, level: int, module: str | None) -> ProjectModule | None:
+    def project_module(self, level: int, module: str | None, importer: str | None = None) -> ProjectModule | None:
+        """The project's module that ``importer`` (by default this file) imports as ``module``."""
         if self.project is None or self.path is None:
             return None
-        loaded, looked = self.project.load(self.path, level, module)
+        loaded, looked = self.project.load(importer or self.path, level, module)
         self.project_reads.update(looked)
         if loaded is not None and all(known is not loaded for known in self.project_used):
             self.project_used.append(loaded)
         return loaded
+
+    def project_function(self, level: int, module: str | None, name: str) -> tuple[ProjectModule, str] | None:
+        """The project's module that defines the function imported as ``name`` from ``module``, and
+        its name there: that module, or the one it re-exports the function from (one step, as a
+        package's ``__init__.py`` does with ``from .utils import get_device``)."""
+        return self._project_definition(level, module, name, lambda m: m.function_names, prefilter=True)
+
+    def project_class(self, level: int, module: str | None, name: str) -> tuple[ProjectModule, str] | None:
+        """The project's module that defines the class imported as ``name`` from ``module``, and its
+        name there (re-exports followed one step, as for functions)."""
+        return self._project_definition(level, module, name, lambda m: m.class_names, prefilter=False)
+
+    def _project_definition(
+        self,
+        level: int,
+        module: str | None,
+        name: str,
+        defined: Callable[[ProjectModule], frozenset[str]],
+        *,
+        prefilter: bool,
+    ) -> tuple[ProjectModule, str] | None:
+        importer: str | None = None
+        for _ in range(2):  # the module imported, then the one it re-exports the name from
+            if prefilter and self.project is not None and self.path is not None:
+                names, looked = self.project.function_names(importer or self.path, level, module)
+                self.project_reads.update(looked)
+                if name not in names:  # (no parse of a module that cannot define it)
+                    return None
+            loaded = self.project_module(level, module, importer=importer)
+            if loaded is None:
+                return None
+            if name in defined(loaded):
+                return loaded, name
+            source = loaded.reexported(name)
+            if source is None:
+                return None
+            (level, module, name), importer = source, loaded.path
+        return None
 
     def add_report(
         self,

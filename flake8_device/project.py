@@ -6,7 +6,9 @@ file's own functions (``FlowAnalysis.imported_function``).  The module is found 
 would find it from the checked file (relative imports from its package, absolute ones from its
 directory or the project's root: the nearest folder above holding ``.git``, ``.hg``,
 ``pyproject.toml``, ``setup.cfg`` or ``setup.py``) and never outside the project; anything
-else (an installed package, a file too large, one that does not parse) is not read.
+else (an installed package, a file too large, one that does not parse) is not read.  A name
+that a package re-exports is followed one step to the module that defines it
+(``FileContext.project_function``).
 
 A module is parsed once per process and kept while its file and the project files it read in
 turn are unchanged (size and time); so are the summaries of its functions, each made once, on
@@ -109,6 +111,26 @@ class ProjectModule:
         return frozenset(s.name for s in self.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
     @cached_property
+    def class_names(self) -> frozenset[str]:
+        """The classes defined at the module's top level."""
+        return frozenset(s.name for s in self.tree.body if isinstance(s, ast.ClassDef))
+
+    @cached_property
+    def symbols(self) -> Symbols:
+        """What the module's names refer to (its imports)."""
+        return Symbols(self.tree)
+
+    def reexported(self, name: str) -> tuple[int, str | None, str] | None:
+        """Where the module's top level imports ``name`` from (``from .utils import get_device``
+        in a package's ``__init__.py``): the import's level, its module and the name there."""
+        for statement in self.tree.body:
+            if isinstance(statement, ast.ImportFrom):
+                for alias in statement.names:
+                    if (alias.asname or alias.name) == name and alias.name != "*":
+                        return statement.level, statement.module, alias.name
+        return None
+
+    @cached_property
     def facts(self) -> Any:
         """A ``FileContext`` of the whole module (the rule layer's), or None where LibCST cannot parse it."""
         from flake8_device.context import FileContext
@@ -119,7 +141,7 @@ class ProjectModule:
             return None
         return FileContext(
             module=module,
-            symbols=Symbols(self.tree),
+            symbols=self.symbols,
             tree=self.tree,
             config=self.loader.config,
             index=LineIndex(self.text),
@@ -229,12 +251,17 @@ def _read_text(path: str) -> str | None:
 # A ``def`` at the start of a line: every function of a module's top level (``ProjectModule.
 # function_names``), and those written at column 0 inside a string, so a superset of them.
 _TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+# A ``from ... import ...`` at the start of a line: the names a package's ``__init__.py`` may
+# re-export (``ProjectModule.reexported``).
+_TOP_LEVEL_FROM = re.compile(r"^from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
 
 
 def _top_level_defs(text: str) -> frozenset[str]:
-    """The names of the functions ``text`` may define at its top level, from the text (no parse:
-    this is asked of every import of every checked file, and most modules are never loaded)."""
-    return frozenset(_TOP_LEVEL_DEF.findall(text))
+    """The names of the functions ``text`` may define or re-export at its top level, from the text
+    (no parse: this is asked of every import of every checked file, and most modules are never
+    loaded)."""
+    imported = (name for names in _TOP_LEVEL_FROM.findall(text) for name in re.findall(r"\w+", names))
+    return frozenset((*_TOP_LEVEL_DEF.findall(text), *imported))
 
 
 def project_functions(

@@ -126,3 +126,10 @@ def test_default_device_set_when_a_dataset_module_is_imported() -> None:
     assert lint(module.replace(setting, in_a_function), "DEV304") == []
     assert lint(module.replace("torch.cuda.FloatTensor", "torch.FloatTensor"), "DEV304") == []
     assert lint(module.replace("data.Dataset", "object"), "DEV304") == []
+    # A loader imported but never built here is built by the importer: still reported here.  One
+    # built here is reported where it is built instead.
+    loader_import = "import torch.utils.data as data\n    from torch.utils.data import DataLoader\n"
+    imported = module.replace("import torch.utils.data as data\n", loader_import)
+    assert lint(imported, "DEV304") == [6]
+    built = imported + "\n\n    loader = DataLoader(Clips(), batch_size=2)\n"
+    assert lint(built, "DEV304") == []

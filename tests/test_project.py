@@ -79,6 +79,110 @@ def test_a_helper_from_another_module_is_followed_by_the_cli_and_flake8(project:
     assert _flake8(project, "pkg/train.py", "script.py") == EXPECTED
 
 
+def test_a_helper_is_found_through_a_packages_re_export(project: Path) -> None:
+    """``runner/app/train.py`` imports ``utils`` (beside it), whose ``__init__.py`` re-exports the
+    helper from the module that defines it."""
+    write(project / "runner" / "app" / "utils" / "__init__.py", "from .masks import make_mask as mask_for\n")
+    write(project / "runner" / "app" / "utils" / "masks.py", HELPERS)
+    write(project / "runner" / "app" / "train.py", ABSOLUTE.replace("import pkg.helpers as helpers\n", "").replace(
+        "from pkg.helpers import make_mask", "from utils import mask_for"
+    ).replace("model(make_mask(4)), model(helpers.make_mask(4))", "model(mask_for(4))"))
+    expected = ["runner/app/train.py:9:18: DEV204 `mask_for(4)` is on the CPU but `model` is on CUDA"]
+    assert run("runner/app/train.py", cwd=project).stdout.splitlines() == expected
+    assert _flake8(project, "runner/app/train.py") == expected
+    # The cache follows the module that defines the helper, not only the package that re-exports it.
+    write(project / "runner" / "app" / "utils" / "masks.py", HELPERS.replace("(n, n)", '(n, n, device="cuda")'))
+    assert run("runner/app/train.py", cwd=project).stdout == ""
+    write(project / "runner" / "app" / "utils" / "masks.py", HELPERS)
+    assert run("runner/app/train.py", cwd=project).stdout.splitlines() == expected
+    # A re-export of a name the module does not define is not followed further.
+    write(project / "runner" / "app" / "utils" / "masks.py", "from .deeper import make_mask\n")
+    write(project / "runner" / "app" / "utils" / "deeper.py", HELPERS)
+    assert run("runner/app/train.py", cwd=project).stdout == ""
+
+
+MODELS = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+
+class Placed(nn.Module):
+    def __init__(self, width, device):
+        super().__init__()
+        self.fc = nn.Linear(width, width, device=device)
+
+
+class MovesItself(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+        self.cuda()
+
+
+class Wrapper(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self.fc = nn.Linear(4, 4)
+"""
+
+
+def test_a_model_class_of_another_module_is_a_module_made_on_the_cpu(project: Path) -> None:
+    """``Net()`` of a project module whose construction builds layers (and nothing that could place
+    them) is a module on the CPU; one that takes a device, moves itself or wraps what it is given
+    is not known to be."""
+    write(project / "pkg" / "models.py", MODELS)
+    script = (
+        "import torch\nfrom torch import nn\n\nfrom pkg.models import MovesItself, Net, Placed, Wrapper\n\n\n"
+        "def run(device):\n"
+        "    x = torch.randn(2, 4, device=device)\n"
+        "    outputs = [MovesItself(4)(x), Placed(4, device)(x), Wrapper(nn.Linear(4, 4).to(device))(x)]\n"
+        "    return Net(4)(x), outputs\n"
+    )
+    write(project / "run.py", script)
+    found = run("--no-cache", "--select", "DEV2", "run.py", cwd=project).stdout.splitlines()
+    assert [" ".join(line.split(" ")[:2]) for line in found] == ["run.py:10:12: DEV201"], found
+    # Defined in this file instead, ``Net`` is the same module and ``Placed`` (its device given by
+    # position) and ``MovesItself`` are placed: the file's own classes agree.  (``Wrapper``'s own
+    # layer, which the file's analysis sees on the CPU, is left unknown across modules.)
+    write(project / "run.py", script.replace("from pkg.models import MovesItself, Net, Placed, Wrapper\n", "")
+          .replace("import torch\nfrom torch import nn\n", MODELS))
+    local = run("--no-cache", "--select", "DEV201", "run.py", cwd=project).stdout.splitlines()
+    reported = [line.split(" ")[2].strip("`") for line in local]
+    assert reported == ["Wrapper(nn.Linear(4,", "Net(4)"], reported
+
+
+def test_a_default_device_set_by_an_imported_module_reaches_the_importers_loaders(project: Path) -> None:
+    """RTFM's shape: ``dataset.py`` sets a CUDA default tensor type when imported, and the script
+    that imports it shuffles a loader with a CPU generator."""
+    dataset = (
+        "import torch\nfrom torch.utils.data import DataLoader, Dataset\n\n"
+        'torch.set_default_tensor_type("torch.cuda.FloatTensor")\n\n\n'
+        "class Clips(Dataset):\n    def __len__(self):\n        return 4\n"
+    )
+    write(project / "data" / "clips.py", dataset)
+    script = "from torch.utils.data import DataLoader\n\nfrom clips import Clips\n\n"
+    script += "loader = DataLoader(Clips(), shuffle=True)\n"
+    write(project / "data" / "main.py", script)
+    found = run("--no-cache", "--select", "DEV304", "data/main.py", "data/clips.py", cwd=project).stdout.splitlines()
+    assert [line.split(" ")[0] for line in found] == ["data/clips.py:4:1:", "data/main.py:5:10:"], found
+    assert "(clips.py:4)" in found[1]
+    # With a generator, or with the setting made in a function of the imported module: silent.
+    write(project / "data" / "main.py", script.replace("shuffle=True", "shuffle=True, generator=g"))
+    assert run("--no-cache", "--select", "DEV304", "data/main.py", cwd=project).stdout == ""
+    write(project / "data" / "main.py", script)
+    in_a_function = 'def setup():\n    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
+    setting = 'torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
+    write(project / "data" / "clips.py", dataset.replace(setting, in_a_function))
+    assert run("--no-cache", "--select", "DEV304", "data/main.py", cwd=project).stdout == ""
+
+
 def _flake8(project: Path, *files: str, env: dict[str, str] | None = None) -> list[str]:
     """flake8's DEV2 findings on ``files``, run in ``project``."""
     command = [sys.executable, "-m", "flake8", "--select", "DEV2", *files]

@@ -101,3 +101,8 @@ def test_a_real_file_is_extracted_with_the_project_modules_it_imports() -> None:
         "tools/io.py",
     ]
     assert imported_modules(b"def broken(:\n", "x.py", available) == []
+    # A name a package re-exports is followed to the module that defines it.
+    packaged = {"runner/app/utils/__init__.py", "runner/app/utils/devices.py"}
+    texts = {"runner/app/utils/__init__.py": b"from .devices import get_device as device_of\n"}
+    found = imported_modules(b"from .utils import device_of\n", "runner/app/audio.py", packaged, texts.__getitem__)
+    assert found == ["runner/app/utils/__init__.py", "runner/app/utils/devices.py"]

@@ -34,7 +34,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,11 +78,15 @@ def _all_python_files(git_dir: Path, commit: str) -> set[str]:
     return {name.decode() for name in result.stdout.split(b"\0") if name.endswith(b".py")}
 
 
-def imported_modules(text: bytes, path: str, available: set[str]) -> list[str]:
+def imported_modules(
+    text: bytes, path: str, available: set[str], read: Callable[[str], bytes] | None = None
+) -> list[str]:
     """The repository's ``.py`` files that the file at ``path`` imports (one level, not what they
     import in turn), found where the linter looks for them (``flake8_device.project``): relative
-    imports from its package, absolute ones from its folder or the repository's root.  They are
-    what a user's checkout holds beside the file: the linter reads the functions they define."""
+    imports from its package, absolute ones from its folder or the repository's root; and (where
+    ``read`` gives a module's text) the module a package re-exports an imported name from
+    (``from .utils import get_device``).  They are what a user's checkout holds beside the file:
+    the linter reads the functions they define."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -110,11 +114,30 @@ def imported_modules(text: bytes, path: str, available: set[str]) -> list[str]:
                 bases = ["/".join(parts[: len(parts) - (node.level - 1)])]
             else:
                 bases = ancestors
+            before = len(found)
             for base in bases:
                 add(base, module)
                 for alias in node.names:  # ``from pkg import submodule``
                     add(base, [*module, alias.name])
+            if read is not None:
+                for alias in node.names:
+                    for source in _reexporting(found[before:], alias.name, available, read):
+                        if source not in found:
+                            found.append(source)
     return found
+
+
+def _reexporting(modules: list[str], name: str, available: set[str], read: Callable[[str], bytes]) -> list[str]:
+    """The module that one of ``modules`` imports ``name`` from at its top level (a re-export)."""
+    for module in modules:
+        try:
+            tree = ast.parse(read(module))
+        except (SyntaxError, ValueError, MirrorError):
+            continue
+        for statement in tree.body:
+            if isinstance(statement, ast.ImportFrom) and any((a.asname or a.name) == name for a in statement.names):
+                return imported_modules(ast.unparse(statement).encode(), module, available)
+    return []
 
 
 def _is_pin_file(path: str) -> bool:
@@ -160,7 +183,9 @@ def extract(
         context += [p for p in _tree(git_dir, commit, "/".join(parts[:depth])) if _is_pin_file(p)]
     if siblings:
         context += [p for p in _tree(git_dir, commit, directory) if p.endswith(".py") and p != path]
-    imported = [p for p in imported_modules(text, path, _all_python_files(git_dir, commit)) if p not in context]
+    available = _all_python_files(git_dir, commit)
+    imported = imported_modules(text, path, available, lambda name: show(git_dir, commit, name))
+    imported = [p for p in imported if p not in context]
     written = []
     for name in [*context, *imported]:
         try:

@@ -9,10 +9,12 @@ parses the methods a rule wants with LibCST, so these facts come from the
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from flake8_device.analysis.symbols import all_statements
+from flake8_device.analysis import torch_api
+from flake8_device.analysis.symbols import Symbols, all_statements, ast_dotted_name
 
 _MOVE_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
 _BY_HAND = frozenset({"add_module", "register_module", "register_parameter"})
@@ -212,3 +214,56 @@ def _construction_only(tree: ast.Module) -> frozenset[str]:
             elsewhere.add(node.id)
         todo.extend((child, init_self) for child in ast.iter_child_nodes(node))
     return frozenset(called - elsewhere)
+
+
+# A constructor parameter kept as an attribute under one of these names may be a module the class
+# wraps, which is wherever its caller put it.
+_WRAPPED = re.compile(r"model|net|module|backbone|encoder|decoder|layer|block|head", re.IGNORECASE)
+
+
+def builds_own_layers(tree: ast.Module, symbols: Symbols, name: str, depth: int = 3) -> bool:
+    """Is ``name`` a module class of this module (``tree``) whose construction builds layers of its
+    own on the host, and nothing that could place them: its ``__init__`` builds a torch layer, a
+    ``nn.Parameter`` or a buffer on ``self``, takes no device, moves nothing and keeps no given
+    module?  (What another module of the project imports from here: an instance made there is on
+    the CPU until it is moved.)  False wherever that is not certain."""
+    node = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
+    if node is None or depth == 0:
+        return False
+    bases = [dotted for dotted in map(ast_dotted_name, node.bases) if dotted is not None]
+    if not any(torch_api.is_nn_module_class(symbols.qualify_dotted(b) or "") for b in bases) and not any(
+        builds_own_layers(tree, symbols, base, depth - 1) for base in bases
+    ):
+        return False
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None or not init.args.args:
+        return False
+    self_name = init.args.args[0].arg
+    parameters = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)}
+    if any("device" in p for p in parameters):
+        return False
+    builds = False
+    for sub in ast.walk(init):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            if sub.func.attr in _MOVE_METHODS or any(k.arg == "device" for k in sub.keywords):
+                return False
+            if sub.func.attr in ("register_buffer", "register_parameter") and _is_name(sub.func.value, self_name):
+                builds = True
+        if isinstance(sub, ast.Assign) and any(_self_attribute(t, self_name) for t in sub.targets):
+            if isinstance(sub.value, ast.Name) and sub.value.id in parameters and _WRAPPED.search(sub.value.id):
+                return False  # a wrapper: where it is depends on what it is given
+            if isinstance(sub.value, ast.Call):
+                builds = builds or _makes_state(symbols.qualify_dotted(ast_dotted_name(sub.value.func) or "") or "")
+    return builds
+
+
+def _makes_state(built: str) -> bool:
+    """Does a call of ``built`` make parameters: a ``nn.Parameter``, or a torch layer with weights?"""
+    if built in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        return True
+    stateless = built in torch_api.STATELESS_NN_MODULES or built.endswith("Loss")
+    return torch_api.is_nn_module_class(built) and not stateless
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name

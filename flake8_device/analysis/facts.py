@@ -58,6 +58,15 @@ class FileFacts(Protocol):
         1, ``"model"``), read from disk; None when it is not the project's or cannot be read."""
         ...
 
+    def project_function(self, level: int, module: str | None, name: str) -> tuple[ProjectModule, str] | None:
+        """The project's module that defines the function this file imports as ``name`` from
+        ``module`` (re-exports followed one step), and its name there."""
+        ...
+
+    def project_class(self, level: int, module: str | None, name: str) -> tuple[ProjectModule, str] | None:
+        """The same for a class."""
+        ...
+
 
 class ProjectLoader(Protocol):
     """Finds and reads the project's modules (flake8_device/project.py)."""
@@ -73,6 +82,15 @@ class ProjectModule(Protocol):
 
     @property
     def function_names(self) -> frozenset[str]: ...
+
+    @property
+    def class_names(self) -> frozenset[str]: ...
+
+    @property
+    def tree(self) -> ast.Module: ...
+
+    @property
+    def symbols(self) -> Symbols: ...
 
     @property
     def config(self) -> AnalysisConfig: ...

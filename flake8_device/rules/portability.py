@@ -470,26 +470,33 @@ _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanE
 
 
 def _returns_devices(ctx, name: str) -> bool:  # type: ignore[no-untyped-def]
-    """Is ``name`` a function of this file whose every ``return`` gives ``torch.device(...)``?"""
+    """Is ``name`` a function of this file, or one it imports from the project's modules, whose
+    every ``return`` gives ``torch.device(...)``?"""
     cache = ctx.__dict__.setdefault("_device_returning_functions", {})
     found = cache.get(name)
     if found is None:
         found = False
-        if ctx.tree is not None:
-            for statement in ctx.tree.body:
-                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-                    returns = [
-                        n.value
-                        for n in ast.walk(statement)
-                        if isinstance(n, ast.Return) and n.value is not None
-                    ]
-                    found = bool(returns) and all(
-                        isinstance(r, ast.Call)
-                        and ctx.symbols.qualify_dotted(ast_dotted_name(r.func)) == "torch.device"
-                        for r in returns
-                    )
+        definition = _top_level_function(ctx.tree, name) if ctx.tree is not None else None
+        symbols = ctx.symbols
+        if definition is None and name in symbols.from_imports:
+            imported = ctx.project_function(*symbols.from_imports[name])
+            if imported is not None:
+                definition, symbols = _top_level_function(imported[0].tree, imported[1]), imported[0].symbols
+        if definition is not None:
+            returns = [n.value for n in ast.walk(definition) if isinstance(n, ast.Return) and n.value is not None]
+            found = bool(returns) and all(
+                isinstance(r, ast.Call) and symbols.qualify_dotted(ast_dotted_name(r.func)) == "torch.device"
+                for r in returns
+            )
         cache[name] = found
     return found
+
+
+def _top_level_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+            return statement
+    return None
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:

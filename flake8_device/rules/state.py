@@ -7,6 +7,7 @@ DEV304 reads where the file sets its default device (:mod:`flake8_device.analysi
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any
 
 import libcst as cst
@@ -14,6 +15,7 @@ import libcst as cst
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.defaults import DefaultDeviceSetting, default_device_settings
 from flake8_device.analysis.flow import ALWAYS, DEVICE_CONDITION_WORDS, NEVER, Kind, Value, events
 from flake8_device.analysis.symbols import Symbols, ast_dotted_name, dotted_name
 from flake8_device.context import Place
@@ -340,7 +342,8 @@ class DefaultDeviceWithCpuSampler(Rule):
     ## What it does
     Where `torch.set_default_device(...)` sets an accelerator (or
     `torch.set_default_tensor_type(torch.cuda.FloatTensor)` does) at module
-    level or in the same function, finds `DataLoader(..., shuffle=True)`,
+    level, in the same function, or at the top level of a module of the
+    project that the file imports, finds `DataLoader(..., shuffle=True)`,
     `RandomSampler(...)` and `random_split(...)` without a `generator=`, and
     `DistributedSampler(...)` that shuffles. A module that defines a dataset
     and sets an accelerator default device when it is imported is reported
@@ -386,7 +389,7 @@ class DefaultDeviceWithCpuSampler(Rule):
     fix_title = "Pass `generator=torch.Generator(device=...)` on the default device, or do not set a default device"
     fix_safety = FixSafety.DISPLAY_ONLY
     markers = (r"shuffle\s*=\s*True|random_split\s*\(|DistributedSampler\s*\(|RandomSampler\s*\(|set_default_",)
-    file_markers = (r"set_default_",)
+    # (No file marker: the setting may be in a module this file imports.)
     import_message = (
         "`{setting}` runs when this dataset module is imported: every factory then allocates on the "
         "accelerator, including the `randperm` a shuffling `DataLoader` over `{dataset}` draws with a CPU generator"
@@ -431,10 +434,30 @@ class DefaultDeviceWithCpuSampler(Rule):
         setting = next(
             (s for s in self.ctx.default_devices if s.accelerator and not s.scoped and s.path in ((), here)), None
         )
+        where: Place | str | None = Place.of_line(setting.line) if setting is not None else None
+        if setting is None:
+            setting, where = self._set_by_an_import()
         if setting is None:
             return
         call = self.ctx.describe(node.func) + "(...)"
-        self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=Place.of_line(setting.line))
+        self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=where)
+
+    def _set_by_an_import(self) -> tuple[DefaultDeviceSetting | None, str | None]:
+        """An accelerator default that a module of the project this file imports sets at its top
+        level, so as soon as it is imported (RTFM's ``dataset.py``), and where (``dataset.py:6``)."""
+        if self.ctx.path is None:
+            return None, None
+        imported = {(level, module) for level, module, _ in self.ctx.symbols.from_imports.values()}
+        imported |= set(self.ctx.symbols.module_imports.values())
+        for level, module in sorted(imported, key=lambda key: (key[0], key[1] or "")):
+            loaded = self.ctx.project_module(level, module)
+            if loaded is None:
+                continue
+            for setting in default_device_settings(loaded.tree, loaded.symbols):
+                if setting.accelerator and not setting.scoped and setting.path == ():
+                    where = os.path.relpath(loaded.path, os.path.dirname(os.path.abspath(self.ctx.path)))
+                    return setting, f"{where}:{setting.line}"
+        return None, None
 
     def _setting_in_a_dataset_module(self, node: cst.Call) -> None:
         """An accelerator default set when a module defining datasets is imported (no loader in sight:
@@ -446,11 +469,20 @@ class DefaultDeviceWithCpuSampler(Rule):
         if setting is None or not setting.accelerator or setting.scoped:
             return
         datasets = _dataset_classes(self.ctx.tree, self.ctx.symbols)
-        text = self.ctx.index.text if self.ctx.index is not None else self.ctx.module.code
-        if not datasets or "DataLoader" in text or "Sampler" in text or "random_split" in text:
+        if not datasets or self._draws_in_file():
             return  # the loaders in the file are reported themselves
         line_place = Place.of_line(line)
         self.report(node.func, fix=self.make_fix(), setting=setting.text, dataset=datasets[0], call="", line=line_place)
+
+    def _draws_in_file(self) -> bool:
+        """Does the file build a loader or sampler (a call, not an import that names one)?"""
+        if self.ctx.tree is None:
+            return True
+        drawing = self._LOADERS | self._SAMPLERS | self._DISTRIBUTED
+        return any(
+            isinstance(node, ast.Call) and self.ctx.symbols.qualify_dotted(ast_dotted_name(node.func)) in drawing
+            for node in ast.walk(self.ctx.tree)
+        )
 
 
 def _dataset_classes(tree: ast.Module | None, symbols: Symbols) -> list[str]:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.classes import builds_own_layers
 from flake8_device.analysis.flow import stored
 from flake8_device.analysis.flow.budget import Budget, BudgetExhausted, Cut
 from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
@@ -109,9 +110,10 @@ class FlowAnalysis:
         # The work budget (see :mod:`.budget`), and the scopes whose facts it made unknown.
         self.budget = budget if budget is not None else Budget(_statement_count(ctx.module.body))
         self.cuts: list[Cut] = []
-        # The project's modules this file imports, by (level, name): read once (None: not the project's).
-        self._modules: dict[tuple[int, str | None], ProjectModule | None] = {}
-        self._names: dict[tuple[int, str | None], frozenset[str]] = {}
+        # The project's functions this file imports, by (level, module, name): the module that
+        # defines each and its name there, looked up once (None: not the project's).
+        self._imported: dict[tuple[int, str | None, str], tuple[ProjectModule, str] | None] = {}
+        self._imported_classes: dict[str, bool] = {}
         # The summaries of their functions this file has used (and paid for: see ``foreign_summary``).
         self._foreign_used: dict[tuple[ModuleSummaries, cst.FunctionDef], Summary | None] = {}
         if run:
@@ -153,20 +155,27 @@ class FlowAnalysis:
             (level, module), name = imported, func.attr.value
         else:
             return None
-        key = (level, module)
-        names = self._names.get(key)
-        if names is None:
-            names = self._names[key] = self.ctx.project_function_names(level, module)
-        if name not in names:  # (no parse of a module that cannot define it)
+        key = (level, module, name)
+        if key not in self._imported:
+            self._imported[key] = self.ctx.project_function(level, module, name)
+        found = self._imported[key]
+        if found is None:
             return None
-        if key not in self._modules:
-            self._modules[key] = self.ctx.project_module(level, module)
-        loaded = self._modules[key]
-        if loaded is None or name not in loaded.function_names:
-            return None
-        summaries = ModuleSummaries.of(loaded)
-        function = summaries.function(name)
+        summaries = ModuleSummaries.of(found[0])
+        function = summaries.function(found[1])
         return (summaries, function) if function is not None else None
+
+    def imported_layers(self, name: str) -> bool:
+        """Is ``name`` a module class imported from another module of the project whose construction
+        builds layers of its own on the host (see ``classes.builds_own_layers``)?"""
+        found = self._imported_classes.get(name)
+        if found is None:
+            where = self.ctx.symbols.from_imports.get(name)
+            defined = self.ctx.project_class(*where) if where is not None else None
+            found = self._imported_classes[name] = defined is not None and builds_own_layers(
+                defined[0].tree, defined[0].symbols, defined[1]
+            )
+        return found
 
     def foreign_summary(self, module: ModuleSummaries, function: cst.FunctionDef) -> Summary | None:
         """The summary of another module's function.  This file pays for it once, at its first

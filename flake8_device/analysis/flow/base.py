@@ -63,6 +63,8 @@ class FileAnalysis(Protocol):
 
     def imported_function(self, func: cst.BaseExpression) -> tuple[ForeignModule, cst.FunctionDef] | None: ...
 
+    def imported_layers(self, name: str) -> bool: ...
+
     def foreign_summary(self, module: ForeignModule, function: cst.FunctionDef) -> Summary | None: ...
 
     def held(
@@ -100,6 +102,9 @@ class InterpreterBase:
     record: bool
     # Depth of ``with torch.no_grad():`` blocks around the statement.
     no_grad: int
+    # Inside ``with torch.device(d):``, other than the CPU: where factories and modules allocate
+    # (unknown: ``d`` is not followed, and ``meta`` makes placeholders moved later).
+    scoped_device: bool
     loop_depth: int
     # The name of ``self`` in a method.
     self_name: str | None

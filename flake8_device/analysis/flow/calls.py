@@ -151,6 +151,8 @@ class CallsMixin(InterpreterBase):
                 return self._instantiate(node, name, arguments, module=True)
             if name in self.analysis.program.classes and self.analysis.helpers.get(name) is None:
                 return self._instantiate(node, name, arguments, module=False)
+            if name[:1].isupper() and name not in self.analysis.program.classes and self.analysis.imported_layers(name):
+                return self._new_module(node, stateful=True)  # a model class of another module of the project
         if LOSS_FACTORY_NAME.search(name) and not (qualified or "").startswith("torch."):
             # ``get_loss(name, weight=class_weights)``: a loss built (elsewhere) with these weights,
             # on the device it is given, or where the weights are.
@@ -837,7 +839,10 @@ class CallsMixin(InterpreterBase):
     def _default_device_place(self, *, module: bool) -> Value | None:
         """Where a factory without ``device=`` (or a module) allocates in code of a function of a file
         that sets an accelerator default device (``torch.set_default_device(device)``): there. (The
-        file's script may run before the setting; a function runs after it is set up.)"""
+        file's script may run before the setting; a function runs after it is set up.)  Inside
+        ``with torch.device(d):`` (not the CPU), where ``d`` is: not known."""
+        if self.scoped_device:
+            return Value(Kind.UNKNOWN, module=module)
         setting = self.analysis.default_device_setting
         if setting is None or self.function is None:
             return None

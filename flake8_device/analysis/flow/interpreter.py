@@ -469,6 +469,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.state = State()
         self.record = not summary_mode
         self.no_grad = 0
+        self.scoped_device = False
         self.loop_depth = 0
         # For each loop being run, the states at its ``continue``/``break`` statements (they go on
         # to the next step or after the loop, not out of the function).
@@ -1306,16 +1307,25 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _with(self, statement: cst.With) -> None:
         quiet = False
+        scoped = self.scoped_device
         for item in statement.items:
             if isinstance(item.item, cst.Call) and self.symbols.qualify(item.item.func) in NO_GRAD:
                 quiet = True
             else:
                 self._eval(item.item)
+            if isinstance(item.item, cst.Call) and self.symbols.qualify(item.item.func) == "torch.device":
+                # ``with torch.device("meta"):`` (or any device but the CPU) places what is made inside.
+                first = item.item.args[0].value if item.item.args else None
+                scoped = scoped or first is None or patterns.string_value(first) != "cpu"
             if item.asname is not None:
                 for path in target_paths(item.asname.name):
                     self.state.env[path] = UNKNOWN
         self.no_grad += quiet
-        self._block(block_of(statement.body))
+        outer, self.scoped_device = self.scoped_device, scoped
+        try:
+            self._block(block_of(statement.body))
+        finally:
+            self.scoped_device = outer
         self.no_grad -= quiet
 
     def _match(self, statement: cst.Match) -> None:

@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_device.analysis import patterns
 from flake8_device.analysis.flow.base import ForeignModule, InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
+from flake8_device.analysis.flow.knowledge import PLACEMENT_KEYWORDS
 from flake8_device.analysis.flow.program import Signature
 from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
 from flake8_device.analysis.flow.syntax import block_of, is_classmethod, is_static, path_of
@@ -354,6 +355,12 @@ class LocalCallsMixin(InterpreterBase):
         with no parameters or buffers of its own runs anywhere; one that builds layers is on the CPU
         until it is moved (or moves itself in ``__init__``)."""
         built = self._new_module(node, stateful=True)
+        given_device = self._device_argument(node, name)
+        if given_device is not None and built.kind is Kind.HOST:
+            # ``Net(width, device)``: its ``device`` parameter given by position places it as the
+            # keyword does.
+            placed = self._device_value(given_device, node, module=True)
+            return placed if placed is not None else Value(Kind.UNKNOWN, module=True, origin=node)
         if summary is None and built.kind is Kind.HOST and self._plain_module_class(name):
             return replace(built, stateful=False)  # no ``__init__``, no state: it runs anywhere
         if summary is None or built.kind is not Kind.HOST:
@@ -410,6 +417,19 @@ class LocalCallsMixin(InterpreterBase):
                 # its place is unknown too.
                 return Value(Kind.UNKNOWN, module=True, origin=node)
         return built
+
+    def _device_argument(self, node: cst.Call, name: str) -> cst.BaseExpression | None:
+        """What ``node`` passes by position to a ``device`` parameter of the class's ``__init__``."""
+        init = self.analysis.program.method(name, "__init__")
+        if init is None:
+            return None
+        positional = [a for a in node.args if a.keyword is None]
+        if any(a.star for a in positional):
+            return None
+        for index, parameter in enumerate((*init.params.posonly_params, *init.params.params)[1:]):
+            if parameter.name.value in PLACEMENT_KEYWORDS:
+                return positional[index].value if index < len(positional) else None
+        return None
 
     def _plain_module_class(self, name: str) -> bool:
         """A module class of this file with no ``__init__`` and no class-level layers, whose bases
