@@ -138,11 +138,12 @@ class FileContext:
     project_reads: dict[str, Any] = field(default_factory=dict, repr=False)
     project_used: list[ProjectModule] = field(default_factory=list, repr=False)
 
-    def project_function_names(self, level: int, module: str | None) -> frozenset[str]:
-        """The functions the project's module may define (a superset, read from its text)."""
+    def project_function_names(self, level: int, module: str | None, importer: str | None = None) -> frozenset[str]:
+        """The functions the project's module that ``importer`` (by default this file) imports may
+        define (a superset, read from its text)."""
         if self.project is None or self.path is None:
             return frozenset()
-        names, looked = self.project.function_names(self.path, level, module)
+        names, looked = self.project.function_names(importer or self.path, level, module)
         self.project_reads.update(looked)
         return names
 
@@ -178,11 +179,8 @@ class FileContext:
     ) -> tuple[ProjectModule, str] | None:
         importer: str | None = None
         for _ in range(2):  # the module imported, then the one it re-exports the name from
-            if prefilter and self.project is not None and self.path is not None:
-                names, looked = self.project.function_names(importer or self.path, level, module)
-                self.project_reads.update(looked)
-                if name not in names:  # (no parse of a module that cannot define it)
-                    return None
+            if prefilter and name not in self.project_function_names(level, module, importer):
+                return None  # (no parse of a module that cannot define it)
             loaded = self.project_module(level, module, importer=importer)
             if loaded is None:
                 return None

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from flake8_device.analysis import torch_api
-from flake8_device.analysis.symbols import Symbols, all_statements, ast_dotted_name
+from flake8_device.analysis.symbols import Symbols, all_statements, ast_dotted_name, top_level_definition
 
 _MOVE_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
 _BY_HAND = frozenset({"add_module", "register_module", "register_parameter"})
@@ -227,8 +227,8 @@ def builds_own_layers(tree: ast.Module, symbols: Symbols, name: str, depth: int 
     ``nn.Parameter`` or a buffer on ``self``, takes no device, moves nothing and keeps no given
     module?  (What another module of the project imports from here: an instance made there is on
     the CPU until it is moved.)  False wherever that is not certain."""
-    node = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
-    if node is None or depth == 0:
+    node = top_level_definition(tree, name, (ast.ClassDef,))
+    if not isinstance(node, ast.ClassDef) or depth == 0:
         return False
     bases = [dotted for dotted in map(ast_dotted_name, node.bases) if dotted is not None]
     if not any(torch_api.is_nn_module_class(symbols.qualify_dotted(b) or "") for b in bases) and not any(

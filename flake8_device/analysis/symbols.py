@@ -58,6 +58,16 @@ def module_level_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     return _preorder(body, lambda statement: _blocks(statement) if isinstance(statement, _IMPORT_TIME_BLOCKS) else ())
 
 
+def top_level_definition(tree: ast.Module, name: str, kinds: tuple[type[ast.stmt], ...]) -> ast.stmt | None:
+    """The statement of one of ``kinds`` (``ast.ClassDef``, ...) that defines ``name`` at the top
+    level of ``tree``: the last one, which is what the name is bound to once the module has run."""
+    found = None
+    for statement in tree.body:
+        if isinstance(statement, kinds) and getattr(statement, "name", None) == name:
+            found = statement
+    return found
+
+
 def all_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement at any depth (in functions, classes, blocks), never entering expressions:
     several times cheaper than ``ast.walk`` for what only statements can be (imports, classes)."""

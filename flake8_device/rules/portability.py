@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from flake8_device.analysis import patterns, serialization, torch_api
-from flake8_device.analysis.symbols import ast_dotted_name
+from flake8_device.analysis.symbols import ast_dotted_name, top_level_definition
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
 
@@ -476,12 +476,13 @@ def _returns_devices(ctx, name: str) -> bool:  # type: ignore[no-untyped-def]
     found = cache.get(name)
     if found is None:
         found = False
-        definition = _top_level_function(ctx.tree, name) if ctx.tree is not None else None
+        definition = top_level_definition(ctx.tree, name, _FUNCTIONS) if ctx.tree is not None else None
         symbols = ctx.symbols
         if definition is None and name in symbols.from_imports:
             imported = ctx.project_function(*symbols.from_imports[name])
             if imported is not None:
-                definition, symbols = _top_level_function(imported[0].tree, imported[1]), imported[0].symbols
+                definition = top_level_definition(imported[0].tree, imported[1], _FUNCTIONS)
+                symbols = imported[0].symbols
         if definition is not None:
             returns = [n.value for n in ast.walk(definition) if isinstance(n, ast.Return) and n.value is not None]
             found = bool(returns) and all(
@@ -492,11 +493,7 @@ def _returns_devices(ctx, name: str) -> bool:  # type: ignore[no-untyped-def]
     return found
 
 
-def _top_level_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return statement
-    return None
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _device_literal(node: cst.BaseExpression) -> str | None:

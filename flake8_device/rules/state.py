@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import cached_property
 from typing import Any
 
 import libcst as cst
@@ -436,15 +437,17 @@ class DefaultDeviceWithCpuSampler(Rule):
         )
         where: Place | str | None = Place.of_line(setting.line) if setting is not None else None
         if setting is None:
-            setting, where = self._set_by_an_import()
+            setting, where = self._set_by_an_import
         if setting is None:
             return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(), call=call, setting=setting.text, line=where)
 
+    @cached_property
     def _set_by_an_import(self) -> tuple[DefaultDeviceSetting | None, str | None]:
         """An accelerator default that a module of the project this file imports sets at its top
-        level, so as soon as it is imported (RTFM's ``dataset.py``), and where (``dataset.py:6``)."""
+        level, so as soon as it is imported (RTFM's ``dataset.py``), and where (``dataset.py:6``):
+        looked up once per file, whatever number of loaders it builds."""
         if self.ctx.path is None:
             return None, None
         imported = {(level, module) for level, module, _ in self.ctx.symbols.from_imports.values()}

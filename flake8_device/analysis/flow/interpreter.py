@@ -1309,11 +1309,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         quiet = False
         scoped = self.scoped_device
         for item in statement.items:
-            if isinstance(item.item, cst.Call) and self.symbols.qualify(item.item.func) in NO_GRAD:
+            called = self.symbols.qualify(item.item.func) if isinstance(item.item, cst.Call) else None
+            if called in NO_GRAD:
                 quiet = True
             else:
                 self._eval(item.item)
-            if isinstance(item.item, cst.Call) and self.symbols.qualify(item.item.func) == "torch.device":
+            if called == "torch.device":
                 # ``with torch.device("meta"):`` (or any device but the CPU) places what is made inside.
                 first = item.item.args[0].value if item.item.args else None
                 scoped = scoped or first is None or patterns.string_value(first) != "cpu"

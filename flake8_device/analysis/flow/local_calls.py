@@ -339,7 +339,8 @@ class LocalCallsMixin(InterpreterBase):
         if summary is not None and bound is not None:
             self._apply_moves(node, summary, bound[0], values, texts)
         if module:
-            placed = self._module_placement(node, name, summary if bound is not None else None, values, texts)
+            binding = bound[0] if bound is not None else {}
+            placed = self._module_placement(node, name, summary if bound is not None else None, binding, values, texts)
             if name.endswith(("Loss", "Metric")) and placed.module is True:
                 placed = replace(placed, compares=True)  # called with predictions and targets
         else:
@@ -347,7 +348,13 @@ class LocalCallsMixin(InterpreterBase):
         return bounded(replace(placed, class_name=name, attributes=tuple(sorted(attributes.items()))))
 
     def _module_placement(
-        self, node: cst.Call, name: str, summary: Summary | None, values: dict[str, Value], texts: dict[str, str]
+        self,
+        node: cst.Call,
+        name: str,
+        summary: Summary | None,
+        binding: dict[str, cst.Arg],
+        values: dict[str, Value],
+        texts: dict[str, str],
     ) -> Value:
         """Where a new instance of a module class of this file is, from its construction.
 
@@ -355,7 +362,7 @@ class LocalCallsMixin(InterpreterBase):
         with no parameters or buffers of its own runs anywhere; one that builds layers is on the CPU
         until it is moved (or moves itself in ``__init__``)."""
         built = self._new_module(node, stateful=True)
-        given_device = self._device_argument(node, name)
+        given_device = _device_by_position(binding)
         if given_device is not None and built.kind is Kind.HOST:
             # ``Net(width, device)``: its ``device`` parameter given by position places it as the
             # keyword does.
@@ -417,19 +424,6 @@ class LocalCallsMixin(InterpreterBase):
                 # its place is unknown too.
                 return Value(Kind.UNKNOWN, module=True, origin=node)
         return built
-
-    def _device_argument(self, node: cst.Call, name: str) -> cst.BaseExpression | None:
-        """What ``node`` passes by position to a ``device`` parameter of the class's ``__init__``."""
-        init = self.analysis.program.method(name, "__init__")
-        if init is None:
-            return None
-        positional = [a for a in node.args if a.keyword is None]
-        if any(a.star for a in positional):
-            return None
-        for index, parameter in enumerate((*init.params.posonly_params, *init.params.params)[1:]):
-            if parameter.name.value in PLACEMENT_KEYWORDS:
-                return positional[index].value if index < len(positional) else None
-        return None
 
     def _plain_module_class(self, name: str) -> bool:
         """A module class of this file with no ``__init__`` and no class-level layers, whose bases
@@ -539,3 +533,10 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     if isinstance(node, (cst.Integer, cst.Float)):
         return NEUTRAL
     return None
+
+
+def _device_by_position(binding: dict[str, cst.Arg]) -> cst.BaseExpression | None:
+    """What a construction passes by position to a ``device`` parameter of ``__init__`` (by keyword,
+    ``device=`` places it already: see ``_new_module``)."""
+    given = next((binding[k] for k in PLACEMENT_KEYWORDS if k in binding), None)
+    return given.value if given is not None and given.keyword is None and not given.star else None
