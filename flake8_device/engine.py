@@ -36,7 +36,7 @@ from flake8_device.model import (
     Violation,
 )
 from flake8_device.positions import known_tree
-from flake8_device.project import FileState, ProjectModules, files_read, project_functions
+from flake8_device.project import FileState, ProjectModules, files_read, project_functions, project_module_classes
 from flake8_device.rule import FLOW_GATE, Rule, moves_pattern
 from flake8_device.source import LineIndex
 from flake8_device.units import Marker, MarkerSpec, SparseSource, UnitIndex
@@ -53,7 +53,8 @@ class _FileScope:
     tree: ast.Module
     symbols: Symbols
     index: LineIndex
-    # Where each rule may report: the line ranges of the units its markers selected.
+    # Where each rule may report: the line ranges of the units its markers selected (for a flow
+    # rule, of every unit the flow analysed).
     report_ranges: dict[str, list[tuple[int, int]]]
     # The checked file, when known: where the project's pinned versions are looked up.
     path: str | None = None
@@ -169,6 +170,11 @@ class Engine:
         # The project's modules this file imports: their functions may build tensors and modules.
         follows_imports = path is not None and self._flow_gate is not None and self._flow_gate.search(text)
         spellings, looked = project_functions(self.project, path, symbols) if follows_imports else ([], {})
+        if follows_imports and symbols.imported_bases():
+            assert path is not None
+            bases, seen = project_module_classes(self.project, path, symbols)
+            symbols.add_project_modules(bases)
+            looked = {**looked, **seen}
         result = self._lint_parsed(text, tree, symbols, spellings, path, cell_markers)
         result.project_reads = {**looked, **result.project_reads}
         if honour_noqa and result.violations:
@@ -233,25 +239,31 @@ class Engine:
     def _select(
         self, tree: ast.Module, index: LineIndex, rules: Sequence[tuple[type[Rule], MarkerSpec]]
     ) -> tuple[SparseSource, dict[str, list[tuple[int, int]]]] | None:
-        """The code to parse, and where each rule may report (the units its markers selected).
+        """The code to parse, and where each rule may report.
 
         The flow of the selected units reads the code they call, are called from, and their
-        classes: that code is parsed too (see UnitIndex.flow_context), but a rule reports only in
-        the units it selected, with or without unit selection, so both find the same."""
+        classes: that code is parsed too (see UnitIndex.flow_context), and the flow rules report
+        anywhere in it; the others only in the units they selected.  With or without unit
+        selection, the ranges are the same, so both find the same."""
         units = UnitIndex(tree)
         chosen = units.select(index, (spec for _, spec in rules))
         selected = set().union(*chosen)
-        # A rule reports in the units its markers chose.  (Letting flow rules report wherever the
-        # flow analysed, measured on 2026-11-26: no more of the benchmark's bugs, two more false
-        # alarms, both guesses of the analysis; kept this way until those are fixed.)
-        report_ranges = {rule.code: units.line_ranges(c) for (rule, _), c in zip(rules, chosen)}
+        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
+        # The flow reads what the selected units call, are called from, and their classes: a flow
+        # rule reports wherever the flow analysed (in the kinds of unit it reports in at all: its
+        # ``wants_unit``), since a finding the analysis made there (a host tensor made in a helper
+        # whose text names no marker) is no less a finding.  Other rules report in the units
+        # their markers chose.
+        analysed = flow_units | units.flow_context(index, flow_units) if flow_units else set()
+        report_ranges = {
+            rule.code: units.line_ranges(units.wanted(index, analysed, spec) if rule.uses_flow else c)
+            for (rule, spec), c in zip(rules, chosen)
+        }
         if not self.select_units:
             return SparseSource(index.text, [], complete=True), report_ranges
         if not selected:
             return None
-        flow_units = set().union(*(c for (rule, _), c in zip(rules, chosen) if rule.uses_flow))
-        context = units.flow_context(index, flow_units) if flow_units else set()
-        sparse = units.sparse_source(index, units.with_headers(selected | context))
+        sparse = units.sparse_source(index, units.with_headers(selected | analysed))
         return sparse, report_ranges
 
     @staticmethod
@@ -557,7 +569,7 @@ def _offset_before(offset: int, edits: Sequence[TextEdit]) -> int:
 
 
 def _within(violation: Violation, ranges: Mapping[str, list[tuple[int, int]]]) -> bool:
-    """Reported in a unit its rule's markers selected."""
+    """Reported where its rule may report (see ``Engine._select``)."""
     return any(first <= violation.line <= last for first, last in ranges.get(violation.code, ()))
 
 

@@ -285,6 +285,53 @@ def project_functions(
     return spellings, looked
 
 
+def project_module_classes(
+    modules: ProjectModules, importer: str, symbols: Symbols
+) -> tuple[frozenset[str], dict[str, FileState]]:
+    """The bases of ``importer``'s classes that it imports from the project's own modules and that
+    are module classes there (``from .base import BaseWeightedLoss``, where ``BaseWeightedLoss``
+    derives from ``nn.Module``, or from a module class that module imports from the project in
+    turn), and the files looked at."""
+    looked: dict[str, FileState] = {}
+    found = frozenset(
+        local
+        for local in sorted(symbols.imported_bases())
+        if _module_class(modules, importer, *symbols.from_imports[local], looked, depth=0)
+    )
+    return found, looked
+
+
+def _module_class(
+    modules: ProjectModules,
+    importer: str,
+    level: int,
+    module: str | None,
+    name: str,
+    looked: dict[str, FileState],
+    *,
+    depth: int,
+) -> bool:
+    """Is ``name``, imported by ``importer`` from ``module``, a module class of the project?  (A
+    package's re-export and the defining module's own imported bases are followed a few steps.)"""
+    if depth > 3:
+        return False
+    loaded, seen = modules.load(importer, level, module)
+    looked.update(seen)
+    if loaded is None:
+        return False
+    if name not in loaded.class_names:
+        source = loaded.reexported(name)
+        return source is not None and _module_class(modules, loaded.path, *source, looked, depth=depth + 1)
+    defined = loaded.symbols
+    if defined.is_local_module_class(name):
+        return True
+    return any(
+        _module_class(modules, loaded.path, *defined.from_imports[base], looked, depth=depth + 1)
+        for base in defined.bases_of(name)
+        if base in defined.from_imports
+    )
+
+
 def _unchanged(module: ProjectModule) -> bool:
     """Are the project files the module read in turn (for its summaries) as they were then?"""
     return module.still_as_read(module.reads())

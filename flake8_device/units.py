@@ -6,13 +6,15 @@ engine cuts the file into *units* using the ``ast`` tree (which flake8 has
 already built): each top-level function, each method, the statements of each
 class body, and all top-level script statements together.  A rule names the
 text markers (regular expressions) that must all occur in a unit for it to be
-able to fire there; only the units some enabled rule wants are kept, along
+able to fire there; only the units some enabled rule wants are kept (and, for
+the device flow, the code they call, are called from and their classes), along
 with the headers of their enclosing classes.  The kept lines are joined into a
 smaller program whose lines map back to the original ones, so positions stay
 exact and fixes edit the original text.
 
 Markers are necessary conditions, never heuristics: a rule that could fire in
-a unit must find its markers there.  Over-selecting costs time; under-selecting
+a unit must find its markers there, or (a flow rule) the unit is one the flow
+of a marked unit reads.  Over-selecting costs time; under-selecting
 would lose findings, which the fixture tests guard against (every fixture also
 runs with the selection disabled).
 """
@@ -330,6 +332,17 @@ class UnitIndex:
             if text.find(literal, starts[first - 1], end) >= 0:
                 return True
         return False
+
+    def wanted(self, index: LineIndex, units: Iterable[int], spec: MarkerSpec) -> set[int]:
+        """Of ``units``, those the spec's rule can report in at all (its ``wants_unit``), whatever
+        its markers: where a flow rule reports, in the code the flow read beside its own units."""
+        if spec.wants is None:
+            return set(units)
+        return {
+            unit
+            for unit in units
+            if spec.wants(self.units[unit], lambda literal, u=unit: self._unit_contains_literal(index, u, literal))
+        }
 
     def select(self, index: LineIndex, specs: Iterable[MarkerSpec]) -> list[set[int]]:
         """The units each spec wants (see :meth:`with_headers` for what to keep).

@@ -342,3 +342,37 @@ def test_model_code_that_never_names_a_device_still_reaches_the_numpy_rule() -> 
     )
     found = [(v.code, v.line) for v in default_engine().lint(text).violations]
     assert found == [("DEV205", 12)]
+
+
+ROTARY = '''\
+import torch
+from torch import nn
+
+
+def rotary(dim, length=16):
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+    positions = torch.arange(length, device=inv_freq.device)
+    return torch.outer(positions, inv_freq)
+
+
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.dim = dim
+        self.rope = rotary(dim)
+
+    def forward(self, x):
+        if x.size(1) > self.rope.size(0):
+            self.rope = rotary(self.dim, length=x.size(1) + 16)
+        return self.proj(x) * self.rope[: x.size(1)].repeat(1, 2)
+'''
+
+
+@pytest.mark.parametrize("select_units", [True, False])
+def test_a_flow_finding_is_kept_where_the_rules_markers_name_nothing(select_units: bool) -> None:
+    # OpenNMT's regrown rotary table: `forward` names no tensor factory (DEV202's markers), but the
+    # flow that the factories in `rotary` selected knows what `rotary(...)` returns there.
+    engine = Engine([rule_by_code("DEV202")], select_units=select_units)
+    found = [(v.line, v.col, v.code) for v in engine.lint(ROTARY).violations]
+    assert found == [(20, 24, "DEV202")]  # (0-based column)

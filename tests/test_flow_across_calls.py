@@ -4,11 +4,14 @@ device variables shared by caller and callee."""
 from __future__ import annotations
 
 import ast
+import textwrap
+
+import pytest
 
 from flake8_device.analysis import flow
 from flake8_device.analysis.flow import Kind
 from flake8_device.analysis.symbols import Symbols
-from tests.test_flow import analyse, event_types, kinds
+from tests.test_flow import HEADER, analyse, event_types, kinds
 
 
 def test_the_script_calls_the_files_functions() -> None:
@@ -472,3 +475,209 @@ def test_a_star_import_hands_on_the_conventional_torch_names() -> None:
     assert symbols.is_local_module_class("Detect") and not symbols.module_by_evidence("Detect")
     assert symbols.qualify_dotted("F.pad") == "torch.nn.functional.pad"
     assert Symbols(ast.parse("import numpy as nn\nfrom m import *\n")).qualify_dotted("nn.Module") == "numpy.Module"
+
+
+def test_arguments_before_a_star_argument_are_bound_and_the_rest_are_unknown() -> None:
+    # Latent diffusion's shape: `forward(x, c, *args, **kwargs)` hands its own `t` on by position
+    # before the starred arguments, so `p_losses` gets the device timesteps and indexes the plain
+    # attribute with them.
+    body = """
+        class Diffusion(nn.Module):
+            def __init__(self, steps):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+                self.logvar = torch.zeros(steps)
+
+            def forward(self, x, c, *args, **kwargs):
+                t = torch.randint(0, 10, (x.shape[0],), device=x.device)
+                return self.p_losses(x, c, t, *args, **kwargs)
+
+            def p_losses(self, x, c, t, noise=None):
+                return self.net(x + c) * self.logvar[t]
+        """
+    assert event_types(body) == ["PlainAttributeMeets"]
+    # Passed by the starred arguments instead, the timesteps are not known.
+    hidden = body.replace("self.p_losses(x, c, t, *args, **kwargs)", "self.p_losses(x, c, *args, **kwargs)")
+    assert event_types(hidden) == []
+    # What the starred arguments may pass is unknown, never a parameter's default: `device="cpu"`
+    # is what `place` gets only where nothing else can be passed.
+    body = """
+        def place(x, device="cpu"):
+            return x.to(device)
+
+        def run(x, *args):
+            return place(x, *args) + torch.ones(3).cuda()
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("place(x, *args)", "place(x)")) == ["Mix"]
+
+
+def test_an_optimizers_parameters_are_where_its_model_is() -> None:
+    # AdaFactor's shape: factored state made with `torch.zeros(shape)` (no device) on the first
+    # step, kept in the per-parameter state dict and updated with the gradients' statistics.
+    body = """
+        class AdaFactor(torch.optim.Optimizer):
+            @torch.no_grad()
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is None:
+                            continue
+                        grad = p.grad
+                        state = self.state[p]
+                        factored = grad.dim() >= 2
+                        if len(state) == 0:
+                            state["step"] = 0
+                            state["exp_avg"] = torch.zeros_like(p)
+                            if factored:
+                                state["row"] = torch.zeros(grad.shape[:-1])
+                                state["col"] = torch.zeros(grad.shape[-1:])
+                            else:
+                                state["sq"] = torch.zeros_like(grad)
+                        state["step"] += 1
+                        if factored:
+                            row, col = state["row"], state["col"]
+                            row.mul_(0.9).add_(grad.mean(dim=-1))
+                            col.mul_(0.9).add_(grad.mean(dim=-2))
+                        else:
+                            state["sq"].mul_(0.9).add_(grad * grad)
+        """
+    assert event_types(body) == ["HostMeetsInput", "HostMeetsInput"]
+    placed = body.replace("torch.zeros(grad.shape[:-1])", "torch.zeros(grad.shape[:-1], device=p.device)")
+    placed = placed.replace("torch.zeros(grad.shape[-1:])", "grad.new_zeros(grad.shape[-1:])")
+    assert event_types(placed) == []
+    # A class that is no optimizer: what its `param_groups` hold is not known.
+    assert event_types(body.replace("(torch.optim.Optimizer)", "")) == []
+
+
+def test_an_entry_stored_in_an_unknown_dict_is_read_back_along_its_path() -> None:
+    # `state = cache[p]` is unknown; along the path that stores `state["row"]`, reading it gives what
+    # was stored, and only that entry (not the other entries stored beside it).
+    body = """
+        def update(p, cache, grad: torch.Tensor):
+            state = cache[p]
+            if len(state) == 0:
+                state["row"] = torch.zeros(3).cuda()
+                state["col"] = torch.zeros(4)
+            return state["row"] + grad.cuda()
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("torch.zeros(3).cuda()", "torch.zeros(3)")) == ["Mix"]
+
+
+@pytest.mark.parametrize(
+    ("imports", "annotation", "tensor"),
+    [
+        ("import torch as th", "th.Tensor", True),
+        ("from torch import Tensor as T", "T", True),
+        ("import torch", '"torch.Tensor"', True),
+        ("from typing import Optional", "Optional[torch.Tensor]", True),
+        ("import torch", "torch.Tensor | None", True),
+        ("from jaxtyping import Float", 'Float[torch.Tensor, "b n"]', True),
+        ("from typing import List", "List[torch.Tensor]", False),
+        ("import numpy as th", "th.Tensor", False),
+    ],
+)
+def test_a_parameter_annotated_as_a_tensor_is_an_input(imports: str, annotation: str, tensor: bool) -> None:
+    # Imitation's shape: a module's method (not `forward`) whose rewards are annotated `th.Tensor`
+    # multiplies them with discounts made on the CPU.  The annotation is read through the imports.
+    body = f"""
+        {imports}
+
+        class Preference(nn.Module):
+            def probability(self, rews1: {annotation}, rews2: {annotation}):
+                discounts = 0.9 ** torch.arange(len(rews1))
+                return (discounts * (rews2 - rews1)).sum()
+        """
+    assert event_types(body) == (["HostMeetsInput"] if tensor else [])
+    tree = ast.parse(HEADER + textwrap.dedent(body))
+    assert Symbols(tree).tensor_annotation(annotation) is tensor
+
+
+def test_a_star_parameter_holds_what_each_call_passes() -> None:
+    # SMP's shape: `_take_channels(*xs)` selects channels of each tensor it is given with an index
+    # made on the CPU; the metric module passes its inputs.
+    body = """
+        def take_channels(*xs, ignore=None):
+            channels = [c for c in range(xs[0].shape[1]) if c not in ignore]
+            return [torch.index_select(x, dim=1, index=torch.tensor(channels)) for x in xs]
+
+        class IoU(nn.Module):
+            def forward(self, pr, gt):
+                pr, gt = take_channels(pr, gt, ignore=[0])
+                return (pr * gt).sum()
+        """
+    assert event_types(body) == ["HostMeetsInput"]
+    assert event_types(body.replace("torch.tensor(channels)", "torch.tensor(channels, device=xs[0].device)")) == []
+    # Called with host tensors only, the CPU index is where they are.
+    body = """
+        def take_channels(*xs, ignore=None):
+            channels = [c for c in range(xs[0].shape[1]) if c not in ignore]
+            return [torch.index_select(x, dim=1, index=torch.tensor(channels)) for x in xs]
+
+        pr, gt = take_channels(torch.ones(2, 3), torch.zeros(2, 3), ignore=[0])
+        """
+    assert event_types(body) == []
+
+
+def test_a_parameter_documented_as_a_tensor_is_an_input() -> None:
+    # A plain function that never mentions a device takes tensors where its docstring says so.
+    body = '''
+        def scale(pr, weights):
+            """Scale the predictions.
+
+            Args:
+                pr (torch.Tensor): predicted tensor
+                weights (list of float): one weight per class
+            """
+            return pr * torch.tensor([0.5, 2.0])
+        '''
+    assert event_types(body) == ["HostMeetsInput"]
+    assert event_types(body.replace("pr (torch.Tensor)", "pr (np.ndarray)")) == []
+    numpy_style = body.replace("Args:\n                pr (torch.Tensor): predicted tensor", "pr : Tensor")
+    assert event_types(numpy_style) == ["HostMeetsInput"]
+
+
+def test_a_keyword_argument_of_a_layer_from_elsewhere_is_not_known_to_meet_its_weights() -> None:
+    # BLIP's shape: a CPU attention mask given by keyword to a text model of another module, whose
+    # forward moves it to its embeddings' device: not seen here, so not reported.
+    body = """
+        from .text import TextModel
+
+        class Captioner(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.text = TextModel()
+                self.attn = nn.MultiheadAttention(4, 1)
+
+            def forward(self, x, ids):
+                mask = torch.ones(x.shape[:-1], dtype=torch.long)
+                return self.text(ids, encoder_hidden_states=x, encoder_attention_mask=mask)
+        """
+    assert event_types(body) == []
+    # Its positional input meets its weights; a torch.nn layer's keyword arguments do too.
+    assert event_types(body.replace("self.text(ids, ", "self.text(mask, ")) == ["HostMeetsInput"]
+    torch_layer = body.replace(
+        "self.text(ids, encoder_hidden_states=x, encoder_attention_mask=mask)",
+        "self.attn(x, x, x, key_padding_mask=torch.zeros(x.shape[:-1]))",
+    )
+    assert event_types(torch_layer) == ["HostMeetsInput"]
+
+
+def test_a_module_container_is_where_the_modules_it_is_given_are() -> None:
+    # NVIDIA's BART distillation: the kept layers of a moved model, put in a new `nn.ModuleList`
+    # and attached back, are where the model is; fresh layers appended there are on the CPU.
+    body = """
+        def distill(layers, n):
+            kept = nn.ModuleList()
+            for i in range(n):
+                kept.append(layers[i])
+            return kept
+
+        def run(model, device):
+            model = model.to(device)
+            model.encoder.layers = distill(model.encoder.layers, 2)
+            return model
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("kept.append(layers[i])", "kept.append(nn.Linear(2, 2))")) == ["AttachAfterMove"]

@@ -183,9 +183,30 @@ def test_a_default_device_set_by_an_imported_module_reaches_the_importers_loader
     assert run("--no-cache", "--select", "DEV304", "data/main.py", cwd=project).stdout == ""
 
 
-def _flake8(project: Path, *files: str, env: dict[str, str] | None = None) -> list[str]:
-    """flake8's DEV2 findings on ``files``, run in ``project``."""
-    command = [sys.executable, "-m", "flake8", "--select", "DEV2", *files]
+def test_a_class_deriving_from_a_module_class_of_another_module_is_a_module(project: Path) -> None:
+    """MMAction2's shape: ``CrossEntropyLoss(BaseWeightedLoss)``, whose base (an ``nn.Module``, in
+    ``base.py``, re-exported or derived in turn) is imported from the project, keeps its class
+    weights as a plain tensor attribute."""
+    write(project / "pkg" / "base.py", "from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n")
+    write(project / "pkg" / "weighted.py", "from .base import Base\n\n\nclass Weighted(Base):\n    pass\n")
+    loss = (
+        "import torch\n\nfrom .weighted import Weighted\n\n\nclass Loss(Weighted):\n"
+        "    def __init__(self, weights):\n        super().__init__()\n"
+        "        self.weights = torch.Tensor(weights)\n\n"
+        "    def _forward(self, score: torch.Tensor):\n        return score * self.weights\n"
+    )
+    write(project / "pkg" / "loss.py", loss)
+    found = run("--no-cache", "--select", "DEV102", "pkg/loss.py", cwd=project).stdout.splitlines()
+    assert [line.split(" ")[:2] for line in found] == [["pkg/loss.py:9:9:", "DEV102"]], found
+    assert _flake8(project, "pkg/loss.py", select="DEV102") == found
+    # A base of the project that is no module: nothing registers, nothing is reported.
+    write(project / "pkg" / "base.py", "class Base:\n    pass\n")
+    assert run("--no-cache", "--select", "DEV102", "pkg/loss.py", cwd=project).stdout == ""
+
+
+def _flake8(project: Path, *files: str, env: dict[str, str] | None = None, select: str = "DEV2") -> list[str]:
+    """flake8's findings (``select``: DEV2 by default) on ``files``, run in ``project``."""
+    command = [sys.executable, "-m", "flake8", "--select", select, *files]
     done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     return done.stdout.splitlines()
 

@@ -118,6 +118,9 @@ class Symbols:
         self._with_forward: set[str] = set()
         self._module_classes: set[str] | None = None
         self._modules_by_evidence: set[str] = set()
+        # Names imported from the project's own modules that are module classes there (see
+        # ``add_project_modules``).
+        self._project_modules: frozenset[str] = frozenset()
         # ``from M import *`` at module level: what it binds is not known here.
         self.star_imports: list[str] = []
         # Module-level ``from M import name`` (relative ones too): local name -> (level, M, name),
@@ -200,6 +203,45 @@ class Symbols:
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """Fully qualified name of an imported name or attribute chain, else None."""
         return self.qualify_dotted(dotted_name(node))
+
+    def tensor_annotation(self, text: str) -> bool:
+        """Does the annotation ``text`` say one tensor (``torch.Tensor``, ``th.Tensor`` of ``import
+        torch as th``, ``Optional[Tensor]``, ``Tensor | None``, ``"Tensor"``, jaxtyping's
+        ``Float[Tensor, "b n"]``)?  ``List[Tensor]`` is not one tensor."""
+        try:
+            node = ast.parse(text.strip(), mode="eval").body
+        except (SyntaxError, ValueError):
+            return False
+        return self._tensor_type(node, 0)
+
+    def _tensor_type(self, node: ast.expr, depth: int) -> bool:
+        if depth > 3:
+            return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.tensor_annotation(node.value) if depth == 0 else False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            sides = [node.left, node.right]
+            nones = [s for s in sides if isinstance(s, ast.Constant) and s.value is None]
+            return len(nones) == 1 and all(self._tensor_type(s, depth + 1) for s in sides if s not in nones)
+        if isinstance(node, ast.Subscript):
+            base = ast_dotted_name(node.value) or ""
+            qualified = self.qualify_dotted(base) or base
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if qualified in ("typing.Optional", "Optional"):
+                return len(inner) == 1 and self._tensor_type(inner[0], depth + 1)
+            if qualified in ("typing.Union", "Union"):
+                kept = [e for e in inner if not (isinstance(e, ast.Constant) and e.value is None)]
+                return len(kept) == 1 and self._tensor_type(kept[0], depth + 1)
+            if qualified.startswith("jaxtyping."):
+                return bool(inner) and self._tensor_type(inner[0], depth + 1)
+            return False
+        dotted = ast_dotted_name(node)
+        if dotted is None:
+            return False
+        qualified = self.qualify_dotted(dotted)
+        if qualified is not None:
+            return qualified in torch_api.TENSOR_TYPES
+        return dotted in ("Tensor", "torch.Tensor")  # (as written, where the file's imports do not say)
 
     def alias_for(self, qualified: str) -> str | None:
         """Shortest way to write ``qualified`` with this file's imports (``nn.ModuleList``)."""
@@ -334,6 +376,20 @@ class Symbols:
         self._modules_by_evidence = self._derived_modules(evidenced - seen) - seen
         return seen | self._modules_by_evidence
 
+    def add_project_modules(self, names: frozenset[str]) -> None:
+        """Names this file imports from the project's own modules that are module classes there
+        (``from .base import BaseWeightedLoss``): a class of this file deriving from one is a module."""
+        self._project_modules = names
+        self._module_classes = None
+
+    def bases_of(self, name: str) -> list[str]:
+        """The bases of this file's class ``name``, as written."""
+        return list(self._class_bases.get(name, ()))
+
+    def imported_bases(self) -> set[str]:
+        """The bases of this file's classes that it imports by name (``from .base import Base``)."""
+        return {base for bases in self._class_bases.values() for base in bases if base in self.from_imports}
+
     def _derived_modules(self, found: set[str]) -> set[str]:
         """``found`` and the classes deriving from them or from ``nn.Module`` and its kin."""
         found = set(found)
@@ -345,7 +401,11 @@ class Symbols:
                     continue
                 for base in bases:
                     qualified = self.qualify_dotted(base)
-                    if base in found or (qualified is not None and torch_api.is_nn_module_class(qualified)):
+                    if (
+                        base in found
+                        or base in self._project_modules
+                        or (qualified is not None and torch_api.is_nn_module_class(qualified))
+                    ):
                         found.add(name)
                         changed = True
                         break

@@ -533,6 +533,10 @@ NUMPY_CONVERSIONS: frozenset[str] = frozenset(
 NUMPY_LIST_REDUCTIONS: frozenset[str] = frozenset(
     f"numpy.{name}" for name in ("sum", "mean", "max", "min", "std", "var", "average", "prod")
 )
+# Annotations that say one tensor (``x: torch.Tensor``).
+TENSOR_TYPES: frozenset[str] = frozenset(
+    {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor", "torch.nn.Parameter"}
+)
 PARAMETER_CLASSES: frozenset[str] = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 BUFFER_CLASSES: frozenset[str] = frozenset({"torch.nn.Buffer", "torch.nn.parameter.Buffer"})
 

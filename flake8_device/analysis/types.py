@@ -18,7 +18,6 @@ of :mod:`.bindings`; no torch is imported.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -76,7 +75,6 @@ TENSOR_USES = frozenset(
     chunk flatten masked_select float half long int bool double bfloat16 to cuda cpu numpy argmax sum mean
     clone transpose""".split()
 )  # not ``device``/``dtype``: configuration objects have those too
-_TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?(?:Tensor|FloatTensor|LongTensor)|Optional\[(?:torch\.)?Tensor\]")
 _MOVES = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_"})
 # Calls that only iterate (or count) what they are given.
 _ITERATING_CALLS = frozenset({"len", "iter", "enumerate", "zip", "reversed", "list", "sorted", "tuple", "any", "all"})
@@ -154,7 +152,7 @@ class TypeEvidence:
         if isinstance(arguments, ast.arguments):
             for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
                 if arg.arg == name and arg.annotation is not None:
-                    return bool(_TENSOR_ANNOTATION.fullmatch(ast.unparse(arg.annotation)))
+                    return self.symbols.tensor_annotation(ast.unparse(arg.annotation))
         for sub in own_nodes(node):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name:
                 if sub.attr in TENSOR_USES:

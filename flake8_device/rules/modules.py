@@ -477,6 +477,17 @@ class ModuleListNotRegistered(Rule):
             return "parameter"
         return None
 
+    def _holds_nothing(self, element: cst.BaseExpression) -> bool:
+        """A torch.nn module with no parameters or buffers: a stateless layer, or a loss given no
+        tensor (``nn.CrossEntropyLoss(reduction="none")``, not ``nn.CrossEntropyLoss(weights)``)."""
+        if not isinstance(element, cst.Call):
+            return False
+        qualified = self.ctx.symbols.qualify(element.func) or ""
+        if qualified in torch_api.STATELESS_NN_MODULES:
+            return True
+        given = [a for a in element.args if a.keyword is None or a.keyword.value in ("weight", "pos_weight")]
+        return qualified.startswith("torch.nn.") and qualified.endswith("Loss") and not given
+
     @staticmethod
     def _container_parts(value: cst.BaseExpression) -> tuple[str | cst.CSTNode, ...]:
         """The argument for ``nn.ModuleList(...)``: tuples become lists, ``list(g)`` becomes ``g``."""
@@ -495,6 +506,8 @@ class ModuleListNotRegistered(Rule):
         if not elements or len(kinds) != 1 or None in kinds:
             return
         kind = kinds.pop()
+        if kind == "module" and all(self._holds_nothing(e) for e in elements):
+            return  # (``{"ce": nn.CrossEntropyLoss()}``: nothing to move, train or save)
         base = ("Module" if kind == "module" else "Parameter") + ("Dict" if container == "dict" else "List")
         wrapper, imports = self.ctx.spelling(f"torch.nn.{base}")
         reason = self._unfit(value, container, owner, attr, base)

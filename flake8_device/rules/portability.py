@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from flake8_device.analysis import patterns, serialization, torch_api
+from flake8_device.analysis.flow.syntax import descendants
 from flake8_device.analysis.symbols import ast_dotted_name, top_level_definition
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
@@ -247,9 +248,12 @@ class DeviceComparedWithoutIndex(Rule):
     b.device == "cuda"`), where `x.device` is a tensor's or a module's
     `torch.device`, or a name bound to a `torch.device` (`torch.device(...)`,
     or a function of the file that returns only `torch.device(...)`) compared
-    with a string. Also finds `device.index` of such a name ordered against a
-    number (`device.index >= torch.cuda.device_count()`) with no check that the
-    index is there.
+    with a string, or a parameter whose annotation admits a `torch.device`
+    (`device: Union[str, torch.device]`) compared with a device string (not a
+    sentinel such as `"auto"`): false whenever a caller passes the
+    `torch.device` the annotation allows. Also finds `device.index` of such a
+    name ordered against a number (`device.index >= torch.cuda.device_count()`)
+    with no check that the index is there.
 
     ## Why is this bad?
     A `torch.device` never equals a string (`torch.device("cpu") == "cpu"` is
@@ -284,7 +288,8 @@ class DeviceComparedWithoutIndex(Rule):
     The fix needs `x.device` to be a `torch.device` (a configured `"cpu"`
     string has no `.type`): where `x` is not known to be a tensor (used or
     annotated as one, made by torch, `next(model.parameters())`, a Lightning
-    module's `self`), the fix is shown, not applied.
+    module's `self`), the fix is shown, not applied. A parameter that may be a
+    string or a device is compared as `torch.device(device).type`.
     """
 
     code = "DEV402"
@@ -305,6 +310,8 @@ class DeviceComparedWithoutIndex(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._names: dict[int, set[str]] = {}
+        # Parameters annotated to admit a ``torch.device`` or a string, by scope (see ``_device_names``).
+        self._either: dict[int, set[str]] = {}
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         chained = len(node.comparisons) > 1
@@ -350,15 +357,37 @@ class DeviceComparedWithoutIndex(Rule):
                     if isinstance(other.target, cst.Name):
                         elsewhere.add(other.target.value)
             params = set()
+            annotated = set()
             if self.ctx.current_function is not None:
                 fn = self.ctx.current_function.params
                 params = {p.name.value for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)}
+                # ``device: Union[str, torch.device]``: the callers may pass a ``torch.device``.
+                annotated = {
+                    p.name.value
+                    for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)
+                    if p.annotation is not None and self._names_device_type(p.annotation.annotation)
+                }
+            either = self._either[id(scope)] = {n for n in annotated if n not in bound and n not in elsewhere}
             names = self._names[id(scope)] = {
                 name
                 for name, values in bound.items()
                 if name not in params | elsewhere and all(self._makes_device(v) for v in values)
-            }
+            } | either
         return names
+
+    def _names_device_type(self, annotation: cst.BaseExpression) -> bool:
+        """Does a parameter's annotation admit a ``torch.device`` (``torch.device``, ``Union[str,
+        torch.device]``, ``str | torch.device``, ``Optional[torch.device]``, or any of these quoted)?"""
+        text = patterns.string_value(annotation)
+        if text is not None:
+            try:
+                annotation = cst.parse_expression(text)
+            except cst.ParserSyntaxError:
+                return False
+        return any(
+            isinstance(node, (cst.Attribute, cst.Name)) and self.ctx.symbols.qualify(node) == "torch.device"
+            for node in (annotation, *descendants(annotation))
+        )
 
     def _makes_device(self, value: cst.BaseExpression) -> bool:
         if not isinstance(value, cst.Call):
@@ -413,16 +442,23 @@ class DeviceComparedWithoutIndex(Rule):
         result = "False" if operator == "==" else "True"
         text = patterns.string_value(other)
         device_code = self.ctx.describe(device)
+        scope = self.ctx.current_function or self.ctx.module
+        either = isinstance(device, cst.Name) and device.value in self._either.get(id(scope), ())
+        if either and (text is None or text.split(":")[0] not in _DEVICE_TYPES):
+            return False  # (``device != "auto"``: a sentinel the string form may hold, not a device)
         if text is not None:
             why = "a `torch.device` never equals a string"
+            torch_device, imports = self.ctx.spelling("torch.device")
+            # (A parameter that may be either is made a device first: ``torch.device(device).type``.)
+            placed: tuple[str | cst.CSTNode, ...] = (f"{torch_device}(", device, ")") if either else (device,)
+            placed_code = f"{torch_device}({device_code})" if either else device_code
             if ":" in text:
-                torch_device, imports = self.ctx.spelling("torch.device")
-                parts: tuple[str | cst.CSTNode, ...] = (device, f" {operator} {torch_device}(", other, ")")
-                fixed = f"{device_code} {operator} {torch_device}({other.value})"  # type: ignore[attr-defined]
+                parts: tuple[str | cst.CSTNode, ...] = (*placed, f" {operator} {torch_device}(", other, ")")
+                fixed = f"{placed_code} {operator} {torch_device}({other.value})"  # type: ignore[attr-defined]
             else:
-                imports = ()
-                parts = (device, f".type {operator} ", other)
-                fixed = f"{device_code}.type {operator} {other.value}"  # type: ignore[attr-defined]
+                imports = imports if either else ()
+                parts = (*placed, f".type {operator} ", other)
+                fixed = f"{placed_code}.type {operator} {other.value}"  # type: ignore[attr-defined]
         else:
             found = _indexless_device(self, other)
             if found is None:
@@ -437,6 +473,9 @@ class DeviceComparedWithoutIndex(Rule):
             fix = self.make_fix(safety=FixSafety.DISPLAY_ONLY, fixed=fixed)
         else:
             outcome = f"is always {result}"
+            if either:
+                why = "its annotation admits one, and a `torch.device` never equals a string"
+                outcome = f"is {result} when `{device_code}` is a `torch.device`"
             unproven = self._not_a_device(device)
             fix = self.make_fix(
                 ReplaceNode(node, *parts),

@@ -121,6 +121,7 @@ class InterpreterBase:
     # Parameters moved in place, and whether an optimizer's state is reloaded after such a move.
     moved_in_place: dict[str, Value]
     reloads_optimizers: bool
+    moves_unseen: bool
     # Summary mode: the function's parameters, and those it moves to a device itself.
     parameters: set[str]
     moves_itself: set[str]
@@ -203,6 +204,8 @@ class InterpreterBase:
 
         # checks
         def _use(self, node: cst.BaseExpression) -> None: ...
+
+        def _note_unseen_move(self, base: cst.BaseExpression, method: str, receiver: Value) -> None: ...
 
         def _moved(self, path: str) -> None: ...
 

@@ -238,6 +238,26 @@ class CallsMixin(InterpreterBase):
         allowed = [argument_at(node, arguments, position, keyword) for position, keyword in spec]
         return [t for t in tensors if not any(t is a for a in allowed)]
 
+    def _foreign_submodule(self, func: cst.BaseExpression) -> bool:
+        """``self.text_model`` of a module whose ``__init__`` built it from a class that is neither
+        this file's nor one of ``torch.nn``'s."""
+        path = path_of(func) or ""
+        owner, _, attribute = path.partition(".")
+        if owner != self.self_name or not attribute or "." in attribute or self.owner is None:
+            return False
+        info = self.ctx.class_info(self.owner)
+        callee = info.init_calls.get(attribute, "") if info is not None else ""
+        if not callee[:1].isupper() or callee in self.analysis.program.classes:
+            return False
+        qualified = self.symbols.qualify_dotted(callee)
+        if qualified is not None:
+            return not torch_api.is_nn_module_class(qualified)
+        if callee in self.symbols.from_imports:
+            return True  # (``from .modeling_blip_text import BlipTextModel``)
+        # Written through a module (``nn.Linear``, ``blocks.Block``): one of torch.nn's by its name.
+        known = torch_api.STATEFUL_NN_MODULES | torch_api.STATELESS_NN_MODULES
+        return f"torch.nn.{callee}" not in known
+
     def _handed_on(self, arguments: list[Operand]) -> None:
         """Arguments handed to code not seen here (``super().forward(x)`` of a library base, a
         helper object's method): in a summary of a module's method, they may meet its state there."""
@@ -348,6 +368,12 @@ class CallsMixin(InterpreterBase):
             if self.summary_mode and self.in_module_class and callee.source is None:
                 for argument in tensors:
                     self._record_state_meet(argument.value)  # one of the module's own layers
+            if self._foreign_submodule(node.func):
+                # A layer of a class from elsewhere (``BlipTextModel(config)``): what its forward
+                # does with an argument given by keyword (a mask it moves, or only measures) is
+                # not seen; its positional inputs meet its weights.
+                keywords = {id(a.value) for a in node.args if a.keyword is not None or a.star}
+                tensors = [t for t in tensors if id(t.expr) not in keywords]
             for argument in tensors:
                 stale = next((v for v in leaves(argument.value) if v.held and tensorish(v) and not v.scalar), None)
                 if stale is not None and id(argument.expr) not in accepts:
@@ -388,6 +414,17 @@ class CallsMixin(InterpreterBase):
         made, scope = positions.get(origin), positions.get(self.function)
         return made is not None and scope is not None and scope.start.line <= made.start.line <= scope.end.line
 
+    def _note_unseen_move(self, base: cst.BaseExpression, method: str, receiver: Value) -> None:
+        """In a summary: a move of what the function cannot follow to its parameters (``part =
+        getattr(obj, key); part.to(device)``) leaves where the objects it was given hold their parts
+        unknown (see ``Summary.moves_unseen``)."""
+        if not self.summary_mode or method == "cpu" or root_path(base) in self.parameters:
+            return
+        if receiver.kind in (Kind.UNKNOWN, Kind.NEUTRAL) or (
+            receiver.source in self.parameters and receiver.module is True
+        ):
+            self.moves_unseen = True
+
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         if receiver.kind is Kind.UNKNOWN:
@@ -397,6 +434,7 @@ class CallsMixin(InterpreterBase):
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
             root = root_path(base)
+            self._note_unseen_move(base, method, receiver)
             if self.summary_mode and method != "cpu" and root in self.parameters and moved is not None:
                 # ``self.fc(batch["features"].to(device))``: callers may pass it from anywhere.
                 self.moves_itself.add(root)
@@ -466,6 +504,13 @@ class CallsMixin(InterpreterBase):
     def _grow(self, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand]) -> None:
         """``items.append(x)``, ``.insert(i, x)``, ``.extend(xs)``, ``.add(x)``: the container holds it too."""
         path = path_of(base)
+        if path is not None and receiver.kind is Kind.HOST and receiver.module is True and method != "add":
+            # ``kept = nn.ModuleList(); kept.append(layers[i])``: a module container is where what it
+            # holds is; given a module not made on the host here, that is not known.
+            added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value
+            if any(leaf.kind is not Kind.HOST for leaf in leaves(added)):
+                self.state.env[path] = Value(Kind.UNKNOWN, module=True, origin=receiver.origin)
+            return
         if path is None or receiver.kind is not Kind.CONTAINER:
             return
         added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value

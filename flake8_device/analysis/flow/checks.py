@@ -275,6 +275,9 @@ class ChecksMixin(InterpreterBase):
     def _check_index_operation(self, node: cst.Call, indexed: Operand, index: Operand, operation: str) -> None:
         """``gather``/``index_select``-style index arguments must be on the indexed tensor's device."""
         a, b = indexed.value, index.value
+        if a.kind is Kind.MAYBE and b.kind is Kind.HOST:
+            # Indexed along some path with what is where the inputs are: that path's finding.
+            a = next((leaf for leaf in alternatives(a) if leaf.kind is Kind.INPUT and tensorish(leaf)), a)
         if not (tensorish(a) and tensorish(b)):
             return
         if (
@@ -301,8 +304,25 @@ class ChecksMixin(InterpreterBase):
             origin = patterns.receiver(origin)
         if isinstance(origin, cst.Call):
             qualified = self.symbols.qualify(origin.func)
+            if qualified in torch_api.DATA_CONVERSIONS and self._of_a_list(origin):
+                return False  # ``torch.tensor(keep)`` of a list the function builds is not 0-dim
             return qualified in torch_api.TENSOR_FACTORIES and patterns.maybe_zero_dim_factory(origin, qualified)
         return False
+
+    def _of_a_list(self, call: cst.Call) -> bool:
+        """``torch.tensor(keep)`` where every binding of ``keep`` in the function is a list (or
+        tuple) written out or built by a comprehension."""
+        first = patterns.positional(call, 0)
+        if first is None or not isinstance(first.value, cst.Name) or self.function is None:
+            return False
+        name = first.value.value
+        values = [
+            node.value
+            for node in self.ctx.scope_nodes(self.function)
+            if isinstance(node, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
+        ]
+        return bool(values) and all(isinstance(v, (cst.List, cst.Tuple, cst.ListComp)) for v in values)
 
     # -- device choices (DEV306) -----------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -10,7 +11,6 @@ from flake8_device.analysis.flow.knowledge import (
     CONFIG_OWNER,
     MODULE_OWNER,
     MODULE_TENSOR_EVIDENCE,
-    TENSOR_ANNOTATION,
     TENSOR_EVIDENCE,
 )
 from flake8_device.analysis.flow.syntax import descendants
@@ -45,18 +45,37 @@ def tensor_inputs(
     used_like_tensors, mentions_device = evidence or _tensor_evidence(
         function, MODULE_TENSOR_EVIDENCE if in_module else TENSOR_EVIDENCE
     )
+    documented = documented_tensors(function)
     found = []
     for param in params:
         annotation = ctx.code_for(param.annotation.annotation) if param.annotation else ""
-        if device_aware and not mentions_device and (host_side or not TENSOR_ANNOTATION.fullmatch(annotation)):
+        annotated_tensor = (bool(annotation) and ctx.symbols.tensor_annotation(annotation)) or (
+            not annotation and param.name.value in documented
+        )
+        if device_aware and not mentions_device and (host_side or not annotated_tensor):
             continue
         if CONFIG_OWNER.search(param.name.value):
             continue  # ``args.device``, ``cfg.device``: settings, never a tensor
-        if TENSOR_ANNOTATION.fullmatch(annotation):
+        if annotated_tensor:
             found.append(param.name.value)
         elif not annotation and param.name.value in used_like_tensors and not MODULE_OWNER.search(param.name.value):
             found.append(param.name.value)
     return found
+
+
+# A parameter documented as one tensor: ``pr (torch.Tensor): predicted tensor`` (Google style) or
+# ``pr : torch.Tensor`` (NumPy style), optionally ``, optional``.
+_DOCUMENTED_TENSOR = re.compile(
+    r"^\s*\*{0,2}(\w+)\s*(?:\(\s*(?:torch\.)?(?:Float|Long|Bool)?Tensor\s*(?:,\s*optional\s*)?\)\s*:"
+    r"|:\s*(?:torch\.)?(?:Float|Long|Bool)?Tensor\s*(?:,\s*optional\s*)?$)",
+    re.M,
+)
+
+
+def documented_tensors(function: cst.FunctionDef) -> set[str]:
+    """The parameters the function's docstring documents as one tensor each."""
+    docstring = function.get_docstring(clean=False)
+    return set(_DOCUMENTED_TENSOR.findall(docstring)) if docstring else set()
 
 
 def _tensor_evidence(function: cst.FunctionDef, attributes: frozenset[str]) -> tuple[set[str], bool]:

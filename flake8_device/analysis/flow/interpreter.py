@@ -442,6 +442,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.parameter_meets: set[tuple[str, str]] = set()
         # Summary mode: an optimizer's state is reloaded after a parameter was moved.
         self.reloads_optimizers = False
+        # It moves what it cannot follow (``getattr(obj, key).to(device)``): see ``Summary``.
+        self.moves_unseen = False
         # Where the host tensors the file's callers pass this function were made (see ``_given``).
         self.given_origins: set[int] = set()
         self.cpu_defaults: frozenset[str] = frozenset()
@@ -519,6 +521,12 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if self.owner is not None and self.self_name is not None and function.name.value != "__init__":
             self.seed_attributes(self.analysis.attribute_state(self.owner.name.value))
             self._seed_from_construction()
+            if self.analysis.optimizer_class(self.owner.name.value):
+                # An optimizer's parameters (and their gradients) are wherever the model it was
+                # given is: one place, which its own code must follow.
+                parameters = container_of("list", [Value(Kind.INPUT, module=False)])
+                groups = container_of("list", [keyed_dict(["params"], [parameters])])
+                self.state.env[f"{self.self_name}.param_groups"] = groups
         attributes = MODULE_TENSOR_EVIDENCE if self.in_module_class else TENSOR_EVIDENCE
         functions = self.ctx.functions
         evidence = functions.evidence(self.path, attributes) if functions is not None else None
@@ -658,10 +666,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         assert function is not None
         self._bind_self()
         params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        numbers = set(_number_parameters(function))
         for param in params:
             name = param.name.value
             if name == self.self_name or DEVICE_NAME.search(name):
                 continue  # a device parameter keeps its name: ``x.to(device)`` reads as written
+            if name in numbers:
+                # ``scale_factor: int``: a number whatever the call gives (a 0-dim tensor times it
+                # stays 0-dim).
+                self.state.env[name] = NEUTRAL
+                continue
             self.state.env[name] = Value(Kind.INPUT, module=None, source=name)
             self.parameters.add(name)
         self.run(block_of(function.body))
@@ -683,6 +697,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             moves_itself=frozenset(self.moves_itself),
             meets=frozenset(self.parameter_meets),
             reloads_optimizers=self.reloads_optimizers,
+            moves_unseen=self.moves_unseen,
             passes_through=frozenset(self.passes_through),
         )
 
@@ -712,6 +727,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             before = self.state
             cpu_when = self._cpu_when(statement.test)
             none_tested = _none_test(statement.test) or self._type_test(statement.test)
+            # ``if isinstance(pos, int): pos = torch.arange(pos)`` in a summary: a caller passing a
+            # tensor never takes that branch, so what it makes of ``pos`` there is not what such a
+            # call gets (a caller passing a number is given what the test's other side computes).
+            untyped = (
+                none_tested[0]
+                if self.summary_mode
+                and none_tested is not None
+                and none_tested[0] in self.parameters
+                and _none_test(statement.test) is None
+                else None
+            )
             guard = self._guard_text(statement.test)
             branches = []
             self.state = before.copy()
@@ -731,6 +757,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             else:
                 self._block(block_of(statement.body))
             self.tests.pop()
+            if untyped is not None and none_tested is not None and none_tested[1]:
+                self._keep_parameter(untyped, before)
             branches.append(self.state)
             self.state = before.copy()
             # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
@@ -749,6 +777,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 else:
                     self._block(block_of(statement.orelse.body))
             self.tests.pop()
+            if untyped is not None and none_tested is not None and not none_tested[1]:
+                self._keep_parameter(untyped, before)
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
             self.state = join_states(branches, (guard, negate(guard)), self._outside)
@@ -772,6 +802,19 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # unknown to us, so we forget what we knew of anything they may bind.
         else:
             self.state.env = Env()
+
+    def _keep_parameter(self, name: str, before: State) -> None:
+        """A parameter rebound along a branch only a non-tensor takes keeps, as callers passing a
+        tensor see it, what it held before (see ``untyped`` in ``_statement``).  A conversion of
+        the caller's data there (``seq = torch.tensor(seq)``) follows each call already."""
+        now = self.state.env.get(name)
+        if self.state.terminated or (now is not None and any(v.converted or v.source == name for v in leaves(now))):
+            return
+        held = before.env.get(name)
+        if held is None:
+            self.state.env.pop(name, None)
+        else:
+            self.state.env[name] = held
 
     def _type_test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
         """``isinstance(x, np.ndarray)`` (or a flag bound to one): ``x`` is no tensor where it holds,
@@ -984,6 +1027,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if method in ("to", "cuda", "cpu") or method in self.ctx.config.move_functions:
                 target_value = self._eval(base)
                 moved = self._move(expression, target_value)
+                if method in ("to", "cuda"):
+                    self._note_unseen_move(base, method, target_value)
                 path = path_of(base)
                 if target_value.module is False:
                     # (A cast, or a "move" to where it already is (``x.to(x.device, dtype)``), is
@@ -1110,14 +1155,21 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if path is not None and id(target) in self.entry_stores:
             self.stored_entries[path] = value
         container = self.state.env.get(path) if path is not None else None
+        key = patterns.subscript_key(target)
+        if container is not None and container.kind is Kind.UNKNOWN and key is not None and path is not None:
+            if "." not in path and path not in self.parameters and not (self.self_name and path == self.self_name):
+                # ``state = self.state[p]; state["exp_avg"] = torch.zeros(n)``: whatever ``state``
+                # held, that key now holds this (its other keys stay unknown).
+                self.state.env[path] = keyed_dict([key], [value])
+            return
         if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
             return
         assert path is not None
-        key = patterns.subscript_index(target)  # (not ``d[a:b] = ...``)
-        if isinstance(key, cst.Name) and container.keys and self.iterated_keys.get(key.value) == path:
+        index = patterns.subscript_index(target)  # (not ``d[a:b] = ...``)
+        if isinstance(index, cst.Name) and container.keys and self.iterated_keys.get(index.value) == path:
             self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
             return
-        self.state.env[path] = with_item(container, patterns.subscript_key(target), value)
+        self.state.env[path] = with_item(container, key, value)
 
     # -- compound statements ------------------------------------------------------
 
@@ -1666,6 +1718,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             held = item_at(base, patterns.subscript_key(node))
             if held is not None:
                 return held
+        key = patterns.subscript_key(node)
+        if base.kind is Kind.MAYBE and key is not None and any(a.keys for a in base.alternatives):
+            # ``state["row"]`` where ``state`` is a dict built along one path and unknown along
+            # another: that entry, or unknown (never another entry of the dict).
+            return union([(item_at(a, key) if a.keys else None) or UNKNOWN for a in base.alternatives])
         if any(isinstance(e.slice, cst.Slice) for e in node.slice) and base.kind is not Kind.CONTAINER:
             # ``x[a:b]``, ``x[:, 0]``: a slice of a tensor keeps its dimensions (it is no 0-dim value).
             return lift(base, lambda v: replace(v, scalar=False) if tensorish(v) else item_of(v))

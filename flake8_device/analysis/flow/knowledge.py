@@ -25,8 +25,6 @@ LOSS_MODULE_NAME = re.compile(r"(?:^|_)loss$|Loss$")
 TRANSFORM_NAME = re.compile(r"(?:device|gpu|cuda|batch)_?(?:transforms?|augs?|augmentations?)$", re.I)
 DEVICE_NAME = re.compile(r"(?:^|_|\.)(?:device|dev|devices|rank|local_rank|gpu|gpu_id|gpus|cuda)$", re.I)
 DTYPE_NAME = re.compile(r"dtype$", re.I)
-# A single tensor (``List[Tensor]`` is not one).
-TENSOR_ANNOTATION = re.compile(r"(?:torch\.)?Tensor|Optional\[(?:torch\.)?Tensor\]|(?:torch\.)?Tensor \| None")
 # Objects whose ``.device`` is a configured device, not a tensor's.
 CONFIG_OWNER = re.compile(
     r"(?:^|\.)(?:args|cfg|config|conf|opt|opts|options|hparams|hp|params|accelerator|trainer|fabric|"

@@ -23,6 +23,7 @@ from flake8_device.analysis.flow.values import (
     NEUTRAL,
     bounded,
     constant_everywhere,
+    container_of,
     UNKNOWN,
     Kind,
     Value,
@@ -184,6 +185,14 @@ class LocalCallsMixin(InterpreterBase):
         texts: dict[str, str],
     ) -> None:
         """The arguments the callee moves in place (``def place(model, dev): model.to(dev)``)."""
+        if summary.moves_unseen:
+            # ``_move_all(self, device)``: what the objects it is given hold may have moved.
+            for argument in binding.values():
+                path = path_of(argument.value)
+                if path is not None:
+                    prefix = f"{path}."
+                    for held in [p for p in self.state.env if p.startswith(prefix)]:
+                        self.state.env[held] = UNKNOWN
         for name, moved in summary.moves.items():
             argument = binding.get(name)
             path = path_of(argument.value) if argument is not None else None
@@ -294,14 +303,27 @@ class LocalCallsMixin(InterpreterBase):
             for arg, value in ((a, by_argument[id(a)]) for a in node.args)
             if arg.star == "*" and value.kind is Kind.CONTAINER and value.container == "tuple"
         }
-        binding = Signature.of(function, bound=bound).bind(node, unpacked)
-        if binding is None:
+        signature = Signature.of(function, bound=bound)
+        bound_here = signature.bind(node, unpacked)
+        if bound_here is None:
             return None
+        binding, open_ = bound_here
         values: dict[str, Value] = {}
         texts: dict[str, str] = {}
+        collected = signature.star_arguments(node)
+        if collected is not None and signature.star_name is not None:
+            # ``def drop(*tensors)`` called as ``drop(pr, gt)``: a tuple of what the call passes.
+            name = signature.star_name
+            values[name] = container_of("tuple", [by_argument[id(a)] for a in collected])
+            texts[name] = f"({', '.join(self.ctx.code_for(a.value) for a in collected)})"
+        if open_:
+            # A ``*args``/``**kwargs`` may pass what is left out: not known, not the default.
+            for name in signature.names:
+                if name not in binding:
+                    values[name], texts[name] = UNKNOWN, name
         # Parameters not passed take their default (``device=None``: the default device).
         for param in (*function.params.params, *function.params.kwonly_params):
-            if param.name.value not in binding and param.default is not None:
+            if not open_ and param.name.value not in binding and param.default is not None:
                 default = _literal(param.default)
                 if default is not None:
                     values[param.name.value], texts[param.name.value] = default, self.ctx.code_for(param.default)

@@ -186,6 +186,7 @@ class Signature:
     keyword_only: frozenset[str]
     star_args: bool
     star_kwargs: bool
+    star_name: str | None = None  # (``tensors`` of ``*tensors``)
 
     @classmethod
     def of(cls, function: cst.FunctionDef, *, bound: bool) -> Signature:
@@ -194,31 +195,44 @@ class Signature:
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
         if bound and positional and not is_static(function):
             positional = positional[1:]  # ``self`` (or ``cls``) comes with the call
+        star = params.star_arg
         return cls(
             tuple(positional),
             frozenset(p.name.value for p in params.kwonly_params),
-            isinstance(params.star_arg, cst.Param),
+            isinstance(star, cst.Param),
             params.star_kwarg is not None,
+            star.name.value if isinstance(star, cst.Param) else None,
         )
 
-    def bind(self, call: cst.Call, unpacked: dict[int, int] | None = None) -> dict[str, cst.Arg] | None:
-        """Parameter name -> the argument passed for it; None when ``*args``/``**kwargs`` hide it.
+    def bind(self, call: cst.Call, unpacked: dict[int, int] | None = None) -> tuple[dict[str, cst.Arg], bool] | None:
+        """Parameter name -> the argument passed for it, and whether a starred argument of unknown
+        length (``*args``, ``**kwargs``) may pass the parameters left out; None when the call cannot
+        bind (too many arguments, an unknown keyword).
 
-        ``unpacked``: for a ``*args`` argument of known length (a tuple built in the caller), that
-        length by the argument's ``id``; its parameters are bound to the starred argument itself."""
+        What comes before a ``*args`` of unknown length, and every keyword, is bound all the same:
+        ``self.p_losses(x, c, t, *args, **kwargs)`` passes ``t`` as its third parameter whatever
+        ``args`` holds.  ``unpacked``: for a ``*args`` argument of known length (a tuple built in
+        the caller), that length by the argument's ``id``; its parameters are bound to the starred
+        argument itself."""
         bound: dict[str, cst.Arg] = {}
-        position = 0
+        position: int | None = 0  # (None: past a ``*args`` of unknown length)
+        open_ = False
         for argument in call.args:
-            if argument.star == "*" and unpacked is not None and id(argument) in unpacked:
+            if argument.star == "*" and unpacked is not None and id(argument) in unpacked and position is not None:
                 for _ in range(unpacked[id(argument)]):
                     if position >= len(self.positional):
-                        return None if not self.star_args else bound
+                        return None if not self.star_args else (bound, open_)
                     bound[self.positional[position]] = argument
                     position += 1
                 continue
             if argument.star:
-                return None
+                open_ = True
+                if argument.star == "*":
+                    position = None
+                continue
             if argument.keyword is None:
+                if position is None:
+                    continue  # its parameter depends on the length of the ``*args`` before it
                 if position >= len(self.positional):
                     if self.star_args:
                         position += 1
@@ -232,7 +246,19 @@ class Signature:
                     bound[name] = argument
                 elif not self.star_kwargs:
                     return None
-        return bound
+        return bound, open_
+
+    def star_arguments(self, call: cst.Call) -> list[cst.Arg] | None:
+        """The arguments that ``*args`` collects at ``call`` (the positional ones past the named
+        parameters); None where a starred argument hides which."""
+        if self.star_name is None or any(a.star for a in call.args):
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        return positional[len(self.positional) :]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (*self.positional, *sorted(self.keyword_only))
 
 
 def _definitions(body: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.ClassDef]:

@@ -42,6 +42,9 @@ class Summary:
     # After moving a parameter, the function reloads an optimizer's state (``opt.load_state_dict(
     # opt.state_dict())``), which puts it where the parameters now are.
     reloads_optimizers: bool = False
+    # The function moves to a device what it cannot follow (``getattr(obj, key).to(device)`` over an
+    # object's attributes): where the objects it was given hold their parts is not known after it.
+    moves_unseen: bool = False
     # Parameters returned as they came along some path whose tests name no device
     # (``if isinstance(x, torch.Tensor): return x``): a ``device=`` the caller gives is ignored there.
     passes_through: frozenset[str] = frozenset()
