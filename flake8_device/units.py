@@ -336,13 +336,13 @@ class UnitIndex:
     def wanted(self, index: LineIndex, units: Iterable[int], spec: MarkerSpec) -> set[int]:
         """Of ``units``, those the spec's rule can report in at all (its ``wants_unit``), whatever
         its markers: where a flow rule reports, in the code the flow read beside its own units."""
-        if spec.wants is None:
-            return set(units)
-        return {
-            unit
-            for unit in units
-            if spec.wants(self.units[unit], lambda literal, u=unit: self._unit_contains_literal(index, u, literal))
-        }
+        return {unit for unit in units if self._wants(index, unit, spec)}
+
+    def _wants(self, index: LineIndex, unit: int, spec: MarkerSpec) -> bool:
+        """The spec's rule's last word on ``unit`` (its ``wants_unit``; yes where it has none)."""
+        return spec.wants is None or spec.wants(
+            self.units[unit], lambda literal: self._unit_contains_literal(index, unit, literal)
+        )
 
     def select(self, index: LineIndex, specs: Iterable[MarkerSpec]) -> list[set[int]]:
         """The units each spec wants (see :meth:`with_headers` for what to keep).
@@ -369,9 +369,7 @@ class UnitIndex:
                     if not found:
                         break
                 else:
-                    if spec.wants is None or spec.wants(
-                        self.units[unit], lambda literal, u=unit: self._unit_contains_literal(index, u, literal)
-                    ):
+                    if self._wants(index, unit, spec):
                         wanted.add(unit)
             if wanted and spec.whole_class:
                 parents = {self.units[u].parent for u in wanted if self.units[u].parent >= 0}

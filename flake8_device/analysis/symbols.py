@@ -214,6 +214,20 @@ class Symbols:
             return False
         return self._tensor_type(node, 0)
 
+    def annotation_admits(self, text: str, qualified: str) -> bool:
+        """Does the annotation ``text`` name ``qualified`` anywhere (``Union[str, torch.device]``,
+        ``str | torch.device``, ``Optional[torch.device]``, quoted or not)?"""
+        try:
+            node = ast.parse(text.strip(), mode="eval").body
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                node = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError):
+            return False
+        return any(
+            isinstance(sub, (ast.Name, ast.Attribute)) and self.qualify_dotted(ast_dotted_name(sub)) == qualified
+            for sub in ast.walk(node)
+        )
+
     def _tensor_type(self, node: ast.expr, depth: int) -> bool:
         if depth > 3:
             return False

@@ -8,7 +8,6 @@ import re
 import libcst as cst
 
 from flake8_device.analysis import patterns, serialization, torch_api
-from flake8_device.analysis.flow.syntax import descendants
 from flake8_device.analysis.symbols import ast_dotted_name, top_level_definition
 from flake8_device.model import Fix, FixSafety, InsertImport, ReplaceNode
 from flake8_device.rule import Rule
@@ -360,12 +359,14 @@ class DeviceComparedWithoutIndex(Rule):
             annotated = set()
             if self.ctx.current_function is not None:
                 fn = self.ctx.current_function.params
-                params = {p.name.value for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)}
+                every = (*fn.posonly_params, *fn.params, *fn.kwonly_params)
+                params = {p.name.value for p in every}
                 # ``device: Union[str, torch.device]``: the callers may pass a ``torch.device``.
                 annotated = {
                     p.name.value
-                    for p in (*fn.posonly_params, *fn.params, *fn.kwonly_params)
-                    if p.annotation is not None and self._names_device_type(p.annotation.annotation)
+                    for p in every
+                    if p.annotation is not None
+                    and self.ctx.symbols.annotation_admits(self.ctx.code_for(p.annotation.annotation), "torch.device")
                 }
             either = self._either[id(scope)] = {n for n in annotated if n not in bound and n not in elsewhere}
             names = self._names[id(scope)] = {
@@ -374,20 +375,6 @@ class DeviceComparedWithoutIndex(Rule):
                 if name not in params | elsewhere and all(self._makes_device(v) for v in values)
             } | either
         return names
-
-    def _names_device_type(self, annotation: cst.BaseExpression) -> bool:
-        """Does a parameter's annotation admit a ``torch.device`` (``torch.device``, ``Union[str,
-        torch.device]``, ``str | torch.device``, ``Optional[torch.device]``, or any of these quoted)?"""
-        text = patterns.string_value(annotation)
-        if text is not None:
-            try:
-                annotation = cst.parse_expression(text)
-            except cst.ParserSyntaxError:
-                return False
-        return any(
-            isinstance(node, (cst.Attribute, cst.Name)) and self.ctx.symbols.qualify(node) == "torch.device"
-            for node in (annotation, *descendants(annotation))
-        )
 
     def _makes_device(self, value: cst.BaseExpression) -> bool:
         if not isinstance(value, cst.Call):

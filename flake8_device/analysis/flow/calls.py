@@ -70,6 +70,10 @@ def _container_method(container: Value, method: str, node: cst.Call | None = Non
     return UNKNOWN
 
 
+# The torch.nn layers known by name (see ``_foreign_submodule``).
+_TORCH_NN_MODULES = torch_api.STATEFUL_NN_MODULES | torch_api.STATELESS_NN_MODULES
+
+
 def _unmoved_input(value: Value) -> bool:
     """A tensor (or a batch) on the host, given to a model on the accelerator."""
     return (
@@ -255,8 +259,7 @@ class CallsMixin(InterpreterBase):
         if callee in self.symbols.from_imports:
             return True  # (``from .modeling_blip_text import BlipTextModel``)
         # Written through a module (``nn.Linear``, ``blocks.Block``): one of torch.nn's by its name.
-        known = torch_api.STATEFUL_NN_MODULES | torch_api.STATELESS_NN_MODULES
-        return f"torch.nn.{callee}" not in known
+        return f"torch.nn.{callee}" not in _TORCH_NN_MODULES
 
     def _handed_on(self, arguments: list[Operand]) -> None:
         """Arguments handed to code not seen here (``super().forward(x)`` of a library base, a
@@ -504,16 +507,17 @@ class CallsMixin(InterpreterBase):
     def _grow(self, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand]) -> None:
         """``items.append(x)``, ``.insert(i, x)``, ``.extend(xs)``, ``.add(x)``: the container holds it too."""
         path = path_of(base)
-        if path is not None and receiver.kind is Kind.HOST and receiver.module is True and method != "add":
+        if path is None:
+            return
+        added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value
+        if receiver.kind is Kind.HOST and receiver.module is True and method != "add":
             # ``kept = nn.ModuleList(); kept.append(layers[i])``: a module container is where what it
             # holds is; given a module not made on the host here, that is not known.
-            added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value
             if any(leaf.kind is not Kind.HOST for leaf in leaves(added)):
                 self.state.env[path] = Value(Kind.UNKNOWN, module=True, origin=receiver.origin)
             return
-        if path is None or receiver.kind is not Kind.CONTAINER:
+        if receiver.kind is not Kind.CONTAINER:
             return
-        added = element_values(arguments[0].value) if method == "extend" else arguments[-1].value
         self.state.env[path] = container_of(receiver.container or "list", [*receiver.elements, added])
 
     def _method_result(

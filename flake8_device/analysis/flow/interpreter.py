@@ -726,18 +726,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self._eval(statement.test)
             before = self.state
             cpu_when = self._cpu_when(statement.test)
-            none_tested = _none_test(statement.test) or self._type_test(statement.test)
+            none_test = _none_test(statement.test)
+            type_test = self._type_test(statement.test) if none_test is None else None
+            none_tested = none_test or type_test
             # ``if isinstance(pos, int): pos = torch.arange(pos)`` in a summary: a caller passing a
             # tensor never takes that branch, so what it makes of ``pos`` there is not what such a
             # call gets (a caller passing a number is given what the test's other side computes).
-            untyped = (
-                none_tested[0]
-                if self.summary_mode
-                and none_tested is not None
-                and none_tested[0] in self.parameters
-                and _none_test(statement.test) is None
-                else None
-            )
+            untyped = type_test if self.summary_mode and type_test and type_test[0] in self.parameters else None
             guard = self._guard_text(statement.test)
             branches = []
             self.state = before.copy()
@@ -757,8 +752,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             else:
                 self._block(block_of(statement.body))
             self.tests.pop()
-            if untyped is not None and none_tested is not None and none_tested[1]:
-                self._keep_parameter(untyped, before)
+            if untyped is not None and untyped[1]:
+                self._keep_parameter(untyped[0], before)
             branches.append(self.state)
             self.state = before.copy()
             # The `else` of an accelerator test is CPU-only; an `elif` may test another accelerator.
@@ -777,8 +772,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 else:
                     self._block(block_of(statement.orelse.body))
             self.tests.pop()
-            if untyped is not None and none_tested is not None and not none_tested[1]:
-                self._keep_parameter(untyped, before)
+            if untyped is not None and not untyped[1]:
+                self._keep_parameter(untyped[0], before)
             branches.append(self.state)
             _mark_cpu_literal_paths(branches)
             self.state = join_states(branches, (guard, negate(guard)), self._outside)
