@@ -172,8 +172,8 @@ class Engine:
         spellings, looked = project_functions(self.project, path, symbols) if follows_imports else ([], {})
         if follows_imports and symbols.imported_bases():
             assert path is not None
-            bases, seen = project_module_classes(self.project, path, symbols)
-            symbols.add_project_modules(bases)
+            bases, plain, seen = project_module_classes(self.project, path, symbols)
+            symbols.add_project_modules(bases, plain)
             looked = {**looked, **seen}
         result = self._lint_parsed(text, tree, symbols, spellings, path, cell_markers)
         result.project_reads = {**looked, **result.project_reads}

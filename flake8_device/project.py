@@ -32,7 +32,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from flake8_device.analysis.symbols import Symbols
+from flake8_device.analysis.symbols import PLAIN_BASES, Symbols
 from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.source import LineIndex
 
@@ -287,21 +287,22 @@ def project_functions(
 
 def project_module_classes(
     modules: ProjectModules, importer: str, symbols: Symbols
-) -> tuple[frozenset[str], dict[str, FileState]]:
-    """The bases of ``importer``'s classes that it imports from the project's own modules and that
-    are module classes there (``from .base import BaseWeightedLoss``, where ``BaseWeightedLoss``
-    derives from ``nn.Module``, or from a module class that module imports from the project in
-    turn), and the files looked at."""
+) -> tuple[frozenset[str], frozenset[str], dict[str, FileState]]:
+    """The bases of ``importer``'s classes that it imports from the project's own modules: those
+    that are module classes there (``from .base import BaseWeightedLoss``, where
+    ``BaseWeightedLoss`` derives from ``nn.Module``, or from a module class that module imports
+    from the project in turn), those known to be plain classes (deriving from nothing but plain
+    classes, and with no ``to``/``cuda``/``_apply`` of their own), and the files looked at."""
     looked: dict[str, FileState] = {}
-    found = frozenset(
-        local
+    kinds = {
+        local: _class_kind(modules, importer, *symbols.from_imports[local], looked, depth=0)
         for local in sorted(symbols.imported_bases())
-        if _module_class(modules, importer, *symbols.from_imports[local], looked, depth=0)
-    )
-    return found, looked
+    }
+    module_classes = frozenset(local for local, kind in kinds.items() if kind is True)
+    return module_classes, frozenset(local for local, kind in kinds.items() if kind is False), looked
 
 
-def _module_class(
+def _class_kind(
     modules: ProjectModules,
     importer: str,
     level: int,
@@ -310,25 +311,55 @@ def _module_class(
     looked: dict[str, FileState],
     *,
     depth: int,
-) -> bool:
-    """Is ``name``, imported by ``importer`` from ``module``, a module class of the project?  (A
-    package's re-export and the defining module's own imported bases are followed a few steps.)"""
+) -> bool | None:
+    """Is ``name``, imported by ``importer`` from ``module``, a module class of the project (True),
+    a plain class of it (False), or not known (None)?  (A package's re-export, and the defining
+    module's own bases, imported or not, are followed a few steps.)"""
     if depth > 3:
-        return False
+        return None
     loaded, seen = modules.load(importer, level, module)
     looked.update(seen)
-    if loaded is None:
-        return False
+    return None if loaded is None else _class_kind_in(modules, loaded, name, looked, depth=depth)
+
+
+def _class_kind_in(
+    modules: ProjectModules, loaded: ProjectModule, name: str, looked: dict[str, FileState], *, depth: int
+) -> bool | None:
+    if depth > 3:
+        return None
     if name not in loaded.class_names:
         source = loaded.reexported(name)
-        return source is not None and _module_class(modules, loaded.path, *source, looked, depth=depth + 1)
+        return None if source is None else _class_kind(modules, loaded.path, *source, looked, depth=depth + 1)
     defined = loaded.symbols
     if defined.is_local_module_class(name):
         return True
+    kinds = []
+    for base in defined.bases_of(name):
+        if base.split("[")[0] in PLAIN_BASES or defined.qualify_dotted(base.split("[")[0]) in PLAIN_BASES:
+            kinds.append(False)  # (``from abc import ABC``)
+        elif base in defined.from_imports:
+            kinds.append(_class_kind(modules, loaded.path, *defined.from_imports[base], looked, depth=depth + 1))
+        elif base in loaded.class_names:
+            kinds.append(_class_kind_in(modules, loaded, base, looked, depth=depth + 1))
+        else:
+            kinds.append(None)
+    if True in kinds:
+        return True
+    if None in kinds or _moves_what_it_holds(loaded.tree, name):
+        return None
+    return False
+
+
+def _moves_what_it_holds(tree: ast.Module, name: str) -> bool:
+    """Does the module's class ``name`` define ``to``, ``cuda`` or ``_apply``?"""
     return any(
-        _module_class(modules, loaded.path, *defined.from_imports[base], looked, depth=depth + 1)
-        for base in defined.bases_of(name)
-        if base in defined.from_imports
+        isinstance(statement, ast.ClassDef)
+        and statement.name == name
+        and any(
+            isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name in ("to", "cuda", "_apply")
+            for member in statement.body
+        )
+        for statement in tree.body
     )
 
 

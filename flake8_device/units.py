@@ -381,8 +381,8 @@ class UnitIndex:
         """The units the device flow of ``selected`` reads, up to ``depth`` steps away: the functions
         and methods they call, the classes they instantiate (construction, ``forward``/``__call__``,
         the methods called on the instances), the methods of their own class that set the attributes
-        they read or construct it, and the code that calls them (which gives their parameters and the
-        attributes ``self`` has); and the same again around what was added."""
+        they read, read those they set, or construct it, and the code that calls them (which gives
+        their parameters and the attributes ``self`` has); and the same again around what was added."""
         facts = self._facts(index)
         wanted = set(selected)
         frontier = set(selected)
@@ -414,6 +414,8 @@ class UnitIndex:
         if parent >= 0:
             found |= self._members(parent, fact.self_calls | {"__init__"})
             found |= {m for m in self._members(parent) if facts.get(m) and facts[m].sets & fact.reads}
+            # And those reading what it sets: a tensor made here is reported here where it meets there.
+            found |= {m for m in self._members(parent) if facts.get(m) and facts[m].reads & fact.sets}
         return found
 
     def _callers(self, unit: int, facts: dict[int, _UnitFacts]) -> set[int]:

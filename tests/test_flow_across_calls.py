@@ -681,3 +681,203 @@ def test_a_module_container_is_where_the_modules_it_is_given_are() -> None:
         """
     assert event_types(body) == []
     assert event_types(body.replace("kept.append(layers[i])", "kept.append(nn.Linear(2, 2))")) == ["AttachAfterMove"]
+
+
+def test_a_private_flag_every_call_leaves_alone_closes_its_branch_in_the_summary() -> None:
+    # Transformer-XL's `_rel_shift(x, zero_triu=False)`: a CPU mask made under the flag is no
+    # path of any call, as long as no call of the file passes the flag as anything else.
+    body = """
+        class Attn(nn.Module):
+            def _shift(self, x, zero_triu=False):
+                x = x.flip(0)
+                if zero_triu:
+                    x = x * torch.tril(torch.ones(4, 4))
+                return x
+
+            def forward(self, h):
+                return self._shift(h) + h
+
+        model = Attn().to("cuda")
+        out = model(torch.randn(4, 4, device="cuda"))
+        """
+    assert event_types(body) == []
+    for call in ("self._shift(h, zero_triu=True)", "self._shift(h, True)", "self._shift(h, zero_triu=flag)"):
+        passed = body.replace("self._shift(h)", call).replace("def forward(self, h)", "def forward(self, h, flag=True)")
+        assert "HostMeetsInput" in event_types(passed), call
+    # A name used other than in a call may be called with anything.
+    aliased = body.replace("return self._shift(h)", "shift = self._shift\n                return self._shift(h)")
+    assert "HostMeetsInput" in event_types(aliased)
+
+
+def test_a_submodule_made_along_some_paths_goes_where_the_module_goes() -> None:
+    # OpenNMT's attention: `self.relative_attention_bias = nn.Embedding(...)` or `None`, by the
+    # configuration; where it is an embedding, it is registered and moves with the module.
+    body = """
+        class Attn(nn.Module):
+            def __init__(self, buckets):
+                super().__init__()
+                if buckets > 0:
+                    self.bias = nn.Embedding(buckets, 4)
+                else:
+                    self.bias = None
+
+            def forward(self, key):
+                if self.bias is not None:
+                    return self.bias(torch.arange(key.size(2), device=key.device))
+                return key
+        """
+    assert event_types(body) == []
+    # A plain list holding it is no registration: it stays where it was made.
+    listed = body.replace("self.bias = nn.Embedding(buckets, 4)", "self.bias = [nn.Embedding(buckets, 4)]")
+    listed = listed.replace("self.bias(torch", "self.bias[0](torch")
+    assert event_types(listed) != []
+
+
+def test_a_callers_host_input_meeting_what_a_layer_computes_is_the_callers_finding() -> None:
+    # A model tried on the CPU, then moved and given device inputs: `x + self.pos(x)` is where the
+    # module is at each call (a host input after the move is reported at the call, not here).
+    body = """
+        class Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pos = nn.Linear(6, 6)
+                self.mix = nn.Linear(6, 6)
+
+            def forward(self, x):
+                return self.mix(x + self.pos(x))
+
+        def main(device):
+            model = Seq()
+            sample = torch.rand(2, 6)
+            model(sample)
+            model.to(device)
+            return model(sample.to(device))
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("model(sample.to(device))", "model(sample)")) == ["InputNotMoved"]
+
+
+def test_what_is_made_on_a_tensors_device_meets_that_tensor_path_by_path() -> None:
+    # kornia's `gaussian`: `sigma` is a host tensor made here or what the caller passes; `mean` and
+    # `x` are made on `sigma.device`, so along each path they are where `sigma` is.
+    body = """
+        def gaussian(size, sigma, device=None):
+            if isinstance(sigma, float):
+                sigma = torch.tensor([[sigma]], device=device)
+            mean = torch.tensor([[2.0]], device=sigma.device)
+            x = torch.arange(size, device=sigma.device) - mean
+            return torch.exp(-x.pow(2.0) / (2 * sigma.pow(2.0)))
+
+        def kernel(size, sigma, device=None):
+            return gaussian(size, sigma, device=device)
+
+        def blur(image, sigma):
+            sigma = sigma.to(device=image.device)
+            return kernel(5, sigma[:, 1])
+
+        def run(device):
+            blur(torch.rand(2, 3, device=device), torch.tensor([[1.5, 1.5]]))
+        """
+    assert event_types(body) == []
+    # The mean made on the `device` argument (None: the CPU) is the bug kornia fixed.
+    assert event_types(body.replace("[[2.0]], device=sigma.device", "[[2.0]], device=device")) != []
+
+
+def test_a_helper_given_a_tensors_device_makes_its_tensor_where_that_tensor_is_at_each_call() -> None:
+    # Darts' TFT: a static helper builds an index on the `device` it is given (`x.device`); the
+    # model is tried on the CPU, then moved and called with device inputs.
+    body = """
+        def relative_index(n, device):
+            return torch.arange(n, device=device).float()
+
+        def forward(x):
+            device = x.device
+            return torch.cat([x, relative_index(x.shape[0], device)])
+
+        def run(device):
+            forward(torch.randn(3))
+            return forward(torch.randn(3).to(device))
+        """
+    assert event_types(body) == []
+
+
+def test_a_host_tensor_meets_inputs_that_one_call_passes_from_where_it_is_not_known() -> None:
+    # imitation's `probability`: one call passes ground-truth rewards made on the host, another the
+    # reward model's output (not known here): the CPU discounts meet what callers elsewhere pass.
+    body = """
+        class Prefs(nn.Module):
+            def probability(self, rews1: torch.Tensor, rews2: torch.Tensor):
+                discounts = 0.9 ** torch.arange(len(rews1))
+                return (discounts * (rews2 - rews1)).sum(0)
+
+            def both(self, a, b, fa, fb):
+                p = self.probability(self.reward(a), self.reward(b))
+                return p, self.probability(torch.from_numpy(fa), torch.from_numpy(fb))
+        """
+    assert event_types(body) == ["HostMeetsInput"]
+    # Where every call of the file passes host tensors, the inputs are on the host.
+    assert event_types(body.replace("self.reward(a), self.reward(b)", "torch.zeros(3), torch.zeros(3)")) == []
+
+
+def test_a_collective_on_the_side_of_a_test_where_the_backend_is_not_nccl() -> None:
+    # mistral-inference: the length is moved to the GPU where the backend is NCCL; elsewhere (gloo)
+    # the host tensor is what the backend communicates.
+    body = """
+        import torch.distributed as dist
+
+        def share(first, n):
+            if first:
+                length = torch.tensor([n])
+            else:
+                length = torch.tensor([0])
+            if dist.get_backend() == "nccl":
+                length = length.cuda()
+            dist.broadcast(length, src=0)
+            return length
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace('if dist.get_backend() == "nccl":', "if n > 3:")) == ["CollectiveOnHost"]
+
+
+def test_a_model_held_by_a_helper_object_and_moved_through_it_is_moved() -> None:
+    # Composer's trainer: `self.state.model.to(device)` in `__init__` moves the model the state
+    # object holds; `eval` finds it moved.
+    body = """
+        class State:
+            def __init__(self, model):
+                self.model = model
+
+        class Trainer:
+            def __init__(self, model, device):
+                self.state = State(model)
+                self.device = device
+                self.state.model.to(device)
+
+            def eval(self, batches):
+                for x in batches:
+                    self.state.model(x.to(self.device))
+
+        def main():
+            Trainer(nn.Linear(4, 2), torch.device("cuda")).eval([torch.randn(3, 4)])
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("                self.state.model.to(device)\n", "")) != []
+
+
+def test_a_fallback_for_a_none_device_is_not_the_none() -> None:
+    # DreamBooth SD3: `device=device if device is not None else encoders[-1].device`: along the
+    # first arm `device` is what the caller gave, never its `None` default (which the callers
+    # leave: the ids go where the moved encoder is).
+    body = """
+        def encode(encoder, ids, device=None):
+            return encoder(ids.to(device))
+
+        def encode_prompt(encoders, ids, device=None):
+            return encode(encoders[-1], ids, device=device if device is not None else encoders[-1].device)
+
+        def main(accelerator):
+            encoder = nn.Embedding(10, 4).to(accelerator.device)
+            return encode_prompt([encoder], torch.tensor([1, 2]))
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("device if device is not None else encoders[-1].device", "device")) != []

@@ -196,12 +196,43 @@ def test_a_class_deriving_from_a_module_class_of_another_module_is_a_module(proj
         "    def _forward(self, score: torch.Tensor):\n        return score * self.weights\n"
     )
     write(project / "pkg" / "loss.py", loss)
-    found = run("--no-cache", "--select", "DEV102", "pkg/loss.py", cwd=project).stdout.splitlines()
-    assert [line.split(" ")[:2] for line in found] == [["pkg/loss.py:9:9:", "DEV102"]], found
-    assert _flake8(project, "pkg/loss.py", select="DEV102") == found
+    assert _found_alike(project, "pkg/loss.py", "DEV102") == [["pkg/loss.py:9:9:", "DEV102"]]
     # A base of the project that is no module: nothing registers, nothing is reported.
     write(project / "pkg" / "base.py", "class Base:\n    pass\n")
     assert run("--no-cache", "--select", "DEV102", "pkg/loss.py", cwd=project).stdout == ""
+
+
+def test_a_class_deriving_from_a_plain_class_of_another_module_keeps_its_tensors_where_they_were_made(
+    project: Path,
+) -> None:
+    """Modyn's shape: a downsampler deriving from the project's ``AbstractStrategy(ABC)`` keeps an
+    accumulator made on the host and concatenates the loss of its inputs to it.  A base from
+    elsewhere may be a module that moves what it holds; one the project defines as a plain class
+    does not."""
+    write(project / "pkg" / "base.py", "from abc import ABC\n\n\nclass Strategy(ABC):\n    pass\n")
+    strategy = (
+        "import torch\nimport torch.nn.functional as F\n\nfrom .base import Strategy\n\n\n"
+        "class Rho(Strategy):\n    def __init__(self):\n        self.seen = torch.tensor([])\n\n"
+        "    def reset(self):\n        self.seen = torch.tensor([])\n\n"
+        "    def inform(self, out: torch.Tensor, target: torch.Tensor):\n"
+        "        loss = F.cross_entropy(out, target, reduction='none')\n"
+        "        self.seen = torch.cat([self.seen, loss])\n"
+    )
+    write(project / "pkg" / "rho.py", strategy)
+    assert _found_alike(project, "pkg/rho.py", "DEV202") == [["pkg/rho.py:12:21:", "DEV202"]]
+    # A base that moves what it holds (its own `to`), or one not known: where `seen` is is not known.
+    write(project / "pkg" / "base.py", "class Strategy:\n    def to(self, device):\n        return self\n")
+    assert run("--no-cache", "--select", "DEV202", "pkg/rho.py", cwd=project).stdout == ""
+    write(project / "pkg" / "base.py", "from elsewhere import Thing\n\n\nclass Strategy(Thing):\n    pass\n")
+    assert run("--no-cache", "--select", "DEV202", "pkg/rho.py", cwd=project).stdout == ""
+
+
+def _found_alike(project: Path, path: str, code: str) -> list[list[str]]:
+    """The position and code of each ``code`` finding in ``path``, from the CLI, checked to be
+    flake8's findings too."""
+    found = run("--no-cache", "--select", code, path, cwd=project).stdout.splitlines()
+    assert _flake8(project, path, select=code) == found
+    return [line.split(" ")[:2] for line in found]
 
 
 def _flake8(project: Path, *files: str, env: dict[str, str] | None = None, select: str = "DEV2") -> list[str]:

@@ -98,6 +98,8 @@ def _preorder(
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+# Bases, as written, that add no behaviour of their own.
+PLAIN_BASES = frozenset({"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
 # Where a star import hands on names, these are assumed to mean what they mean everywhere else.
 _CONVENTIONAL_ALIASES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional"}
 # Packages whose classes are known here: a base from one of them that is not a module class is not one.
@@ -121,6 +123,7 @@ class Symbols:
         # Names imported from the project's own modules that are module classes there (see
         # ``add_project_modules``).
         self._project_modules: frozenset[str] = frozenset()
+        self.project_plain_classes: frozenset[str] = frozenset()
         # ``from M import *`` at module level: what it binds is not known here.
         self.star_imports: list[str] = []
         # Module-level ``from M import name`` (relative ones too): local name -> (level, M, name),
@@ -390,10 +393,13 @@ class Symbols:
         self._modules_by_evidence = self._derived_modules(evidenced - seen) - seen
         return seen | self._modules_by_evidence
 
-    def add_project_modules(self, names: frozenset[str]) -> None:
+    def add_project_modules(self, names: frozenset[str], plain: frozenset[str] = frozenset()) -> None:
         """Names this file imports from the project's own modules that are module classes there
-        (``from .base import BaseWeightedLoss``): a class of this file deriving from one is a module."""
+        (``from .base import BaseWeightedLoss``): a class of this file deriving from one is a module;
+        ``plain``: those that are classes known to be no module and not to move what they hold
+        (``from .base import AbstractStrategy``)."""
         self._project_modules = names
+        self.project_plain_classes = plain
         self._module_classes = None
 
     def bases_of(self, name: str) -> list[str]:

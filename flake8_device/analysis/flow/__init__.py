@@ -43,7 +43,7 @@ from flake8_device.analysis.flow.conditions import DEVICE_CONDITION_WORDS
 from flake8_device.analysis.flow.events import AttributeStore, E, Event
 from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.interpreter import Interpreter
-from flake8_device.analysis.flow.program import Program
+from flake8_device.analysis.flow.program import CallSites, Program
 from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants
 from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
@@ -90,7 +90,7 @@ class FlowAnalysis:
         self._keys: list[cst.CSTNode] = []
         # The scope each event was emitted in (see ``retract``).
         self._emitted_in: dict[tuple[type, int], cst.FunctionDef | None] = {}
-        self.program = program if program is not None else Program(ctx.module)
+        self.program = program if program is not None else Program(ctx.module, ctx.symbols.project_plain_classes)
         # Each summary with the depth budget it was made with: a summary whose callees were cut off
         # by MAX_SUMMARY_DEPTH holds only for calls as deep (a shallower call makes it again).
         self._summaries: dict[tuple[cst.FunctionDef, bool, object], tuple[Summary | None, int]] = {}
@@ -121,6 +121,25 @@ class FlowAnalysis:
 
     def events_of(self, kind: type[E]) -> list[E]:
         return [e for e in self.events if isinstance(e, kind)]
+
+    @cached_property
+    def _node_numbers(self) -> dict[int, int]:
+        """Each node of the parsed code by identity: its number in a walk of the tree."""
+        return {id(node): number for number, node in enumerate(descendants(self.ctx.module))}
+
+    def node_number(self, node: cst.CSTNode | None) -> str:
+        """A name for ``node`` that every run gives alike (its number in a walk of the file's tree;
+        ``?`` for a node of another module, ``-`` for none)."""
+        if node is None:
+            return "-"
+        number = self._node_numbers.get(id(node))
+        return "?" if number is None else str(number)
+
+    @cached_property
+    def call_sites(self) -> CallSites | None:
+        """Where the whole file calls each of its functions (None without the file's ``ast``)."""
+        tree = self.ctx.tree
+        return None if tree is None else CallSites(tree)
 
     @cached_property
     def helpers(self) -> HelperClasses:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from flake8_device.analysis.facts import FileFacts
     from flake8_device.analysis.flow.budget import Budget
     from flake8_device.analysis.flow.events import AttributeStore, Event, Operand
-    from flake8_device.analysis.flow.program import Program
+    from flake8_device.analysis.flow.program import CallSites, Program
     from flake8_device.analysis.flow.summaries import LocalResult, Summary
     from flake8_device.analysis.flow.values import Value
     from flake8_device.analysis.helpers import HelperClasses
@@ -82,6 +82,11 @@ class FileAnalysis(Protocol):
     def record_context(self, function: cst.FunctionDef, values: dict[str, Value], *, record: bool) -> None: ...
 
     def record_store(self, class_name: str, attribute: str, store: AttributeStore) -> None: ...
+
+    def node_number(self, node: cst.CSTNode | None) -> str: ...
+
+    @property
+    def call_sites(self) -> CallSites | None: ...
 
     def add(self, event: Event, key_node: cst.CSTNode, function: cst.FunctionDef | None = None) -> None: ...
 

@@ -54,6 +54,13 @@ def _backend_guard(guard: str | None) -> bool:
     return guard is not None and ("backend" in guard or "gloo" in guard)
 
 
+def _cpu_backend_branch(taken: str) -> bool:
+    """A branch a value took that names the CPU backend, or the side of a test of NCCL where it
+    failed (``if dist.get_backend() == "nccl": x = x.cuda()``, not taken)."""
+    negated = taken.startswith("not ")
+    return ("nccl" in taken and negated) or ("gloo" in taken and not negated)
+
+
 class ChecksMixin(InterpreterBase):
     def _check_collective(self, node: cst.Call, qualified: str, arguments: list[Operand]) -> None:
         positions, keywords = torch_api.DIST_COLLECTIVES[qualified]
@@ -67,7 +74,11 @@ class ChecksMixin(InterpreterBase):
                 (
                     v
                     for v in alternatives(operand.value)
-                    if v.kind is Kind.HOST and v.module is not True and not v.batch and not _backend_guard(v.guard)
+                    if v.kind is Kind.HOST
+                    and v.module is not True
+                    and not v.batch
+                    and not _backend_guard(v.guard)
+                    and not any(_cpu_backend_branch(which) for _, which in v.placed_by)
                 ),
                 None,
             )

@@ -242,10 +242,11 @@ def _given_by_calls(
     context: dict[str, list[tuple[int, Value]]],
     defaults: dict[str, Value],
 ) -> dict[str, tuple[list[Value], Value | None]]:
-    """For each parameter the file's calls pass: what they pass, and what callers elsewhere may
-    (its default place).  Where the calls differ, each value remembers its call (calls passing the
-    same things share one), and callers elsewhere are one more call: what one call passes never
-    meets what another passes for another parameter."""
+    """For each parameter the file's calls pass (and each attribute of ``self`` where a method is
+    called): what they pass, and what callers elsewhere may (its default place).  Where the calls
+    differ, each value remembers its call (calls passing the same things share one), and callers
+    elsewhere are one more call: what one call passes never meets what another passes for another
+    parameter, or what ``self`` held at another call."""
     calls = f"calls of {function.name.value}"
     private = _private(function)  # (called by this file's code only: what its calls pass is all it gets)
     bindings: dict[int, set[tuple[str, Value]]] = {}
@@ -258,15 +259,24 @@ def _given_by_calls(
     apart = len(set(alike.values())) + elsewhere_too > 1
     found = {}
     for name, given in context.items():
-        if name.startswith("self."):
-            continue
         elsewhere = None if private else defaults.get(name, UNKNOWN)
+        if name.startswith("self.") and not private:
+            # (What ``self`` holds at each call is no parameter with a default: a caller elsewhere
+            # may find it as any of the file's calls leave it.)
+            elsewhere = union([value for _, value in given])
         if not apart:
             found[name] = ([value for _, value in given], elsewhere)
             continue
         values = [chosen_along(value, calls, f"#{alike[call]}") for call, value in given]
         found[name] = (values, None if elsewhere is None else chosen_along(elsewhere, calls, _ELSEWHERE))
     return found
+
+
+def _registered_submodule(value: Value) -> Value:
+    """What a module's own submodule is in its methods: where the module is."""
+    if value.module is True and value.container is None:
+        return Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
+    return value
 
 
 def _private(function: cst.FunctionDef) -> bool:
@@ -391,12 +401,15 @@ def _placed_tensor(value: Value) -> bool:
     )
 
 
-def _host_where_given(places: Sequence[tuple[tuple[int, int], Operand]], at: tuple[int, int], partner: Operand) -> bool:
+def _host_where_given(
+    places: Sequence[tuple[tuple[int, int], Operand]], at: tuple[int, int], partner: Operand, whole: Value
+) -> bool:
     """``partner`` is where the inputs are only for callers elsewhere, while every call in the file
     passes a host tensor there (``get_embedding(torch.tensor(scale))``): the file says its inputs are
-    on the host, so a host tensor meeting them is no finding."""
+    on the host, so a host tensor meeting them is no finding.  (Not where some call passes what is
+    not known: ``whole``, the operand, may then be anywhere.)"""
     calls = next((key for key, which in partner.value.placed_by if which == _ELSEWHERE), None)
-    if calls is None:
+    if calls is None or any(a.kind is Kind.UNKNOWN for a in alternatives(whole)):
         return False
     given = [
         o.value
@@ -540,12 +553,20 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             evidence=evidence,
         )
         context = self.analysis.contexts.get(function, {})
+        defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
+        if self.in_module_class and function.name.value == "forward":
+            # What reaches a module's forward is its input: tensors, or containers of them.
+            for name in _forward_inputs(function, skip_first=self.self_name is not None):
+                defaults.setdefault(name, Value(Kind.INPUT, module=None))
+        by_calls = _given_by_calls(function, context, defaults)
         if self.self_name is not None:
-            # What ``self`` holds where the file calls this method on it.
+            # What ``self`` holds where the file calls this method on it, by call.
             # (The calls in the file show the order its methods run in: trusted over the class's
             # attributes joined across all its methods.)
             given = {
-                k[len("self.") :]: union([value for _, value in v]) for k, v in context.items() if k.startswith("self.")
+                k[len("self.") :]: union([*values, *([] if elsewhere is None else [elsewhere])])
+                for k, (values, elsewhere) in by_calls.items()
+                if k.startswith("self.")
             }
             if given and self.in_module_class and self.ctx.classes.runs_only_in_construction(function.name.value):
                 # Called only while ``__init__`` builds the module: nothing has moved it yet, so
@@ -554,13 +575,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                     self.state.env[f"{self.self_name}.{attribute}"] = value
             elif given:
                 self.seed_attributes(given)
-        defaults = {name: Value(Kind.INPUT, module=False) for name in inputs}
-        if self.in_module_class and function.name.value == "forward":
-            # What reaches a module's forward is its input: tensors, or containers of them.
-            for name in _forward_inputs(function, skip_first=self.self_name is not None):
-                defaults.setdefault(name, Value(Kind.INPUT, module=None))
         # What the file's own calls pass, joined with what other callers may pass.
-        for name, (values, elsewhere) in _given_by_calls(function, context, defaults).items():
+        for name, (values, elsewhere) in by_calls.items():
+            if name.startswith("self."):
+                continue
             defaults[name] = choices_of(name, union([*values, *([] if elsewhere is None else [elsewhere])]))
             self.given_origins.update(
                 id(leaf.origin)
@@ -653,8 +671,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 continue  # its own ``_apply``/``to`` moves what it holds: where to is not known here
             if maybe_module and (carries_tensor(value) or any(leaf.module is True for leaf in leaves(value))):
                 continue
-            if info is not None and value.module is True and value.container is None:
-                value = Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
+            if info is not None:
+                # A submodule (along the paths that made one: ``self.bias = nn.Embedding(...)`` or
+                # ``None``) goes wherever the module goes.
+                value = lift(value, _registered_submodule)
             value = without_parameters(value)  # what the construction was given is not known here
             if value.kind is not Kind.UNKNOWN or value.class_name is not None:
                 self.state.env[f"{self.self_name}.{attribute}"] = value
@@ -667,10 +687,16 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self._bind_self()
         params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
         numbers = set(_number_parameters(function))
+        flags = self._fixed_flags
         for param in params:
             name = param.name.value
             if name == self.self_name or DEVICE_NAME.search(name):
                 continue  # a device parameter keeps its name: ``x.to(device)`` reads as written
+            if name in flags:
+                # ``zero_triu=False`` that every call of the file leaves alone: its branches that
+                # need it True are no path of any call.
+                self.state.env[name] = replace(NEUTRAL, constant=flags[name])
+                continue
             if name in numbers:
                 # ``scale_factor: int``: a number whatever the call gives (a 0-dim tensor times it
                 # stays 0-dim).
@@ -688,6 +714,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 for path, value in self.state.env.items()
                 if path.startswith(prefix) and "." not in path[len(prefix) :] and self.seeded.get(path) != value
             }
+            self._fold_parts(prefix, attributes)
         placed = self.state.env.get(self.self_name) if self.self_name else None
         return Summary(
             returns=returns,
@@ -700,6 +727,19 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             moves_unseen=self.moves_unseen,
             passes_through=frozenset(self.passes_through),
         )
+
+    def _fold_parts(self, prefix: str, attributes: dict[str, Value]) -> None:
+        """An attribute of an instance ``self`` holds, changed here (``self.state.model.to(device)``):
+        the instance, as the summary gives it, holds it changed."""
+        for path, value in self.state.env.items():
+            head, _, part = path[len(prefix) :].partition(".") if path.startswith(prefix) else ("", "", "")
+            if not part or "." in part:
+                continue
+            holder = attributes.get(head, self.state.env.get(prefix + head))
+            if holder is None or holder.kind is Kind.MAYBE or dict(holder.attributes).get(part, value) == value:
+                continue
+            parts = tuple((name, value if name == part else held) for name, held in holder.attributes)
+            attributes[head] = replace(holder, attributes=parts)
 
     def _emit(self, event: Event, key_node: cst.CSTNode) -> None:
         if self.record and self.report and not self.state.cpu_only:
@@ -885,11 +925,22 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         """The parameters of a private function (its file's calls are all it is given) never
         rebound in it: a flag every call passes alike, or leaves at its default, holds along
         every path."""
-        if self.function is None or not _private(self.function) or self.summary_mode:
+        if self.summary_mode:
+            return frozenset(self._fixed_flags)
+        if self.function is None or not _private(self.function):
             return frozenset()
         params = self.function.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         return frozenset(names - rebound_names(self.function))
+
+    @cached_property
+    def _fixed_flags(self) -> dict[str, str]:
+        """In a summary: the flags of a private function that every call of the file leaves at one
+        constant (see ``CallSites.constant_flags``)."""
+        if self.function is None or not _private(self.function):
+            return {}
+        sites = self.analysis.call_sites
+        return {} if sites is None else sites.constant_flags(self.function, method=self.owner is not None)
 
     @cached_property
     def _local_flags(self) -> frozenset[str]:
@@ -945,6 +996,19 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             placed = self._device_value(device, device, module=False)
             if placed is not None and placed.kind is Kind.ACCEL:
                 self.state.env[path] = replace(placed, grad=value.grad, scalar=value.scalar)
+
+    def _narrow_constant_none(self, test: tuple[str, bool] | None, *, holds: bool) -> None:
+        """``device if device is not None else x.device``: along each arm, ``device`` is None or is
+        not (a name given ``None`` along some paths: a default, a constant)."""
+        if test is None:
+            return
+        path, is_none = test
+        known = self.state.env.get(path)
+        if known is None or known.kind is not Kind.MAYBE:
+            return
+        kept = [a for a in known.alternatives if (a.constant == "None") == (is_none == holds)]
+        if kept:
+            self.state.env[path] = union(kept)
 
     def _narrow(self, path: str, *, is_none: bool) -> None:
         """Where a test tells ``path`` is None (or is not), keep only what it can be there."""
@@ -1484,14 +1548,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return NEUTRAL
         if isinstance(node, cst.IfExp):
             self._eval(node.test)
-            if self.state.guarded:
+            none_test = _none_test(node.test)
+            if self.state.guarded or none_test is not None:
                 guard = self._guard_text(node.test)
                 before = self.state
                 self.state = before.copy()
                 self.state.assume(guard)
+                self._narrow_constant_none(none_test, holds=True)
                 when_true = self._eval(node.body)
                 self.state = before.copy()
                 self.state.assume(negate(guard))
+                self._narrow_constant_none(none_test, holds=False)
                 when_false = self._eval(node.orelse)
                 self.state = before
             else:
@@ -1862,7 +1929,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                         and o.value.kind is wanted
                         and compatible(host.value, o.value)
                         and not (_one_value(host.expr, o.expr, self.symbols) and not (spread and _apart(i, index)))
-                        and not (wanted is Kind.INPUT and _host_where_given(places, i, o))
+                        and not (wanted is Kind.INPUT and _host_where_given(places, i, o, operands[i[0]].value))
                     ),
                     None,
                 )
@@ -1877,12 +1944,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 return
 
     def _given(self, value: Value, partner: cst.BaseExpression) -> bool:
-        """A host tensor a caller passed in, meeting its module's own state (``self.encoder(x)``):
-        where the module is, the caller's input is the finding (reported at the caller), not code
-        of this method. (Meeting another input the caller passed, it is this code's finding.)"""
+        """A host tensor a caller passed in, meeting its module's own state (``self.encoder(x)``,
+        ``x + self.pos(x)``): where the module is, the caller's input is the finding (reported at
+        the caller), not code of this method. (Meeting another input the caller passed, it is this
+        code's finding.)"""
         if value.origin is None or id(value.origin) not in self.given_origins or self.self_name is None:
             return False
-        root = (path_of(partner) or "").split(".")[0]
+        # (What one of its layers computes is where the module is too: ``x + self.pos(x)``.)
+        target = partner.func if isinstance(partner, cst.Call) else partner
+        root = (path_of(target) or "").split(".")[0]
         return root == self.self_name
 
     def _known_not_empty(self, operand: Operand) -> bool:

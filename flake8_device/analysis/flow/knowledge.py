@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 LOADER_NAME = re.compile(r"(?:^|_)(?:data_?)?loader$|^dl$|_dl$", re.I)
-LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn)$|(?:^|_)criterion", re.I)
+LOSS_NAME = re.compile(
+    r"(?:^|_)(?:criterion|loss_fn|loss_func|lossfn|loss_function|loss_fcn|loss_fct)$|(?:^|_)criterion", re.I
+)
 METRIC_NAME = re.compile(r"metric", re.I)
 CTC_NAME = re.compile(r"(?:^|_)ctc(?:_?loss|_criterion)?$|^CTCLoss$", re.I)
 OPTIMIZER_NAME = re.compile(r"optim|^opt$", re.I)

@@ -204,6 +204,11 @@ class PlacementMixin(InterpreterBase):
                     return self._same_device(found, origin, module) if found is not None else None
             same = self._value_of(owner)
             if carries_tensor(same) and same.kind is not Kind.CONTAINER:
+                path = path_of(owner)
+                if same.kind is Kind.MAYBE and path is not None and path in self.state.env:
+                    # ``x`` keeps the choice each alternative is, so that what is made on its
+                    # device meets ``x`` itself path by path.
+                    same = self.state.env[path] = self._by_alternative(same)
                 return self._same_device(same, origin, module)
             if same.module is True and same.kind in (Kind.ACCEL, Kind.INPUT):
                 return replace(self._same_device(same, origin, module), module=module)  # a model's device
@@ -286,13 +291,11 @@ class PlacementMixin(InterpreterBase):
                 return None
         return union(placed)
 
-    @staticmethod
-    def _same_device(same: Value, origin: cst.Call, module: bool | None) -> Value:
-        if same.kind is Kind.MAYBE:
-            # Placed where ``x`` is, path by path: two values placed by one ``x.device`` never
-            # meet across its alternatives (``torch.arange(n, device=x.device) - mean`` where
-            # ``mean`` was made with ``device=x.device`` too).
-            same = choices_of("|".join(str(id(a.origin)) for a in same.alternatives), same)
+    def _same_device(self, same: Value, origin: cst.Call, module: bool | None) -> Value:
+        # Placed where ``x`` is, path by path: two values placed by one ``x.device`` never meet
+        # across its alternatives (``torch.arange(n, device=x.device) - mean`` where ``mean`` was
+        # made with ``device=x.device`` too).
+        same = self._by_alternative(same)
         return replace(
             same,
             origin=same.origin if same.kind is Kind.HOST else origin,
@@ -301,3 +304,11 @@ class PlacementMixin(InterpreterBase):
             grad=False,
             batch=False,
         )
+
+    def _by_alternative(self, value: Value) -> Value:
+        """``value`` with each alternative tagged as one choice of a variable named by the
+        alternatives' origins (the same tags each time it is asked, so that all it places follow
+        it; named by the origins' places in the file, so that every run names them alike)."""
+        if value.kind is not Kind.MAYBE:
+            return value
+        return choices_of("|".join(self.analysis.node_number(a.origin) for a in value.alternatives), value)

@@ -8,13 +8,14 @@ is known here: a call to anything else is opaque.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants, is_static, target_paths
-from flake8_device.analysis.symbols import dotted_name
+from flake8_device.analysis.symbols import PLAIN_BASES, dotted_name
 
 # How many base classes deep a method or attribute is looked up.
 MAX_BASE_DEPTH = 4
@@ -29,7 +30,10 @@ class ClassEntry:
 
 
 class Program:
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, plain_bases: frozenset[str] = frozenset()) -> None:
+        """``plain_bases``: the names this file imports from the project's own modules that are
+        classes known to be neither modules nor to move what they hold (see flake8_device/project.py)."""
+        self.plain_bases = plain_bases
         self.functions: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, ClassEntry] = {}
         self._owners: dict[cst.FunctionDef, ClassEntry] = {}
@@ -138,10 +142,12 @@ class Program:
 
     def unknown_base(self, class_name: str) -> bool:
         """Whether ``class_name`` (or a base in this file) derives from a class defined elsewhere
-        (``object`` and the typing helpers aside): what that base does is not known here."""
-        plain = ("", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol")
+        (``object``, the typing helpers and the project's known plain classes aside): what that
+        base does is not known here."""
         return any(
-            base not in plain and base.split("[")[0] not in plain and base.rsplit(".", 1)[-1] not in self.classes
+            base.split("[")[0] not in PLAIN_BASES
+            and base not in self.plain_bases
+            and base.rsplit(".", 1)[-1] not in self.classes
             for entry in self.lineage(class_name)
             for base in entry.bases
         )
@@ -362,3 +368,73 @@ def _mutated_parameters(function: cst.FunctionDef) -> frozenset[int]:
     names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
     assigned = {path.split(".")[0] for path in _assigned(function) if path.count(".") == 1}
     return frozenset(i for i, name in enumerate(names) if name in assigned)
+
+
+class CallSites:
+    """Every place the whole file names a function or method (by its ``ast``, so code the sparse
+    parse left out counts too): the calls, and whether the name is ever used otherwise."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._calls: dict[str, list[ast.Call]] = {}
+        called: set[int] = set()
+        named: list[tuple[str, ast.AST]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = _called_name(node.func)
+                if name is not None:
+                    self._calls.setdefault(name, []).append(node)
+                    called.add(id(node.func))
+            elif isinstance(node, ast.Name):
+                named.append((node.id, node))
+            elif isinstance(node, ast.Attribute):
+                named.append((node.attr, node))
+        # Names used other than as what a call calls (``shift = self._shift``, a callback).
+        self._other = {name for name, node in named if id(node) not in called}
+
+    def constant_flags(self, function: cst.FunctionDef, *, method: bool) -> dict[str, str]:
+        """For a private function (``_rel_shift``: called by its own file only): each parameter
+        with a ``True``/``False`` default that every call of the file leaves at one constant
+        (passing it as that literal, or not at all), never rebound in the function -> that
+        constant.  Empty where the name is used other than in a plain call (a callback, a starred
+        call), and for methods that a class's name may call unbound."""
+        name = function.name.value
+        if not name.startswith("_") or name.startswith("__") or name in self._other:
+            return {}
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if method and positional and not is_static(function):
+            positional = positional[1:]
+        defaults = {
+            p.name.value: p.default.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
+        }
+        given: dict[str, set[object]] = {flag: set() for flag in defaults.keys() - rebound_names(function)}
+        calls = self._calls.get(name, [])
+        if not given or not calls:
+            return {}
+        for call in calls:
+            receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+            if method != (receiver is not None) or (isinstance(receiver, ast.Name) and receiver.id[:1].isupper()):
+                return {}
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return {}
+            passed: dict[str, ast.expr] = dict(zip(positional, call.args))
+            passed.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+            for flag, values in given.items():
+                argument = passed.get(flag)
+                if argument is None:
+                    values.add(defaults[flag] == "True")
+                elif isinstance(argument, ast.Constant) and isinstance(argument.value, bool):
+                    values.add(argument.value)
+                else:
+                    values.add(None)
+        return {flag: str(values.pop()) for flag, values in given.items() if len(values) == 1 and None not in values}
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None

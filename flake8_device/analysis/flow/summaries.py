@@ -129,6 +129,9 @@ def _substitute(value: Value, arguments: dict[str, Value], texts: dict[str, str]
             condition=value.condition if value.condition == ALWAYS else None,
         )
         given = arguments.get(value.device or "")
+        if given is not None and given.kind is Kind.NEUTRAL and given.device_of is not None:
+            # ``device = x.device`` at the call: made where the caller's ``x`` is, path by path.
+            return union([_placed_like(placed, a) for a in alternatives(given.device_of)])
         if given is not None and any(a.constant is not None for a in alternatives(given)):
             # The caller's device, choice by choice: ``"cpu"`` from one call is the host there.
             return union([_on_given_device(placed, a) for a in alternatives(given)])
@@ -145,6 +148,15 @@ def _on_given_device(placed: Value, given: Value) -> Value:
     if names_cpu(given.constant):
         return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=given.placed_by)
     return replace(placed, placed_by=tuple(sorted({*placed.placed_by, *given.placed_by})))
+
+
+def _placed_like(placed: Value, where: Value) -> Value:
+    """A tensor made on a device parameter, for one place of the tensor whose device the caller gives."""
+    if where.kind is Kind.HOST:
+        return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=where.placed_by)
+    if where.kind in (Kind.ACCEL, Kind.INPUT):
+        return replace(where, module=placed.module, origin=placed.origin, grad=placed.grad, scalar=False, batch=False)
+    return UNKNOWN
 
 
 def _converted(value: Value, argument: Value) -> Value:
