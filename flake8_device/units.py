@@ -413,9 +413,12 @@ class UnitIndex:
         parent = self.units[unit].parent
         if parent >= 0:
             found |= self._members(parent, fact.self_calls | {"__init__"})
-            found |= {m for m in self._members(parent) if facts.get(m) and facts[m].sets & fact.reads}
-            # And those reading what it sets: a tensor made here is reported here where it meets there.
-            found |= {m for m in self._members(parent) if facts.get(m) and facts[m].reads & fact.sets}
+            # (Those reading what it sets too: a tensor made here is reported here where it meets there.)
+            found |= {
+                m
+                for m in self._members(parent)
+                if facts.get(m) and (facts[m].sets & fact.reads or facts[m].reads & fact.sets)
+            }
         return found
 
     def _callers(self, unit: int, facts: dict[int, _UnitFacts]) -> set[int]:

@@ -146,14 +146,19 @@ def _on_given_device(placed: Value, given: Value) -> Value:
     if given.kind is not Kind.NEUTRAL or given.constant is None:
         return UNKNOWN  # (beside the choices seen, one not known is not guessed)
     if names_cpu(given.constant):
-        return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=given.placed_by)
+        return _on_host(placed, given.placed_by)
     return replace(placed, placed_by=tuple(sorted({*placed.placed_by, *given.placed_by})))
+
+
+def _on_host(placed: Value, placed_by: tuple[tuple[str, str], ...]) -> Value:
+    """A tensor made on a device parameter, along the paths (``placed_by``) where that is the CPU."""
+    return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=placed_by)
 
 
 def _placed_like(placed: Value, where: Value) -> Value:
     """A tensor made on a device parameter, for one place of the tensor whose device the caller gives."""
     if where.kind is Kind.HOST:
-        return Value(Kind.HOST, module=placed.module, origin=placed.origin, grad=placed.grad, placed_by=where.placed_by)
+        return _on_host(placed, where.placed_by)
     if where.kind in (Kind.ACCEL, Kind.INPUT):
         return replace(where, module=placed.module, origin=placed.origin, grad=placed.grad, scalar=False, batch=False)
     return UNKNOWN
