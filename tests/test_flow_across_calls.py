@@ -881,3 +881,36 @@ def test_a_fallback_for_a_none_device_is_not_the_none() -> None:
         """
     assert event_types(body) == []
     assert event_types(body.replace("device if device is not None else encoders[-1].device", "device")) != []
+
+
+def test_an_attribute_and_what_is_moved_to_its_device_stay_on_one_path() -> None:
+    # diffusers' schedulers: `self.timesteps` is made on the CPU in `__init__` and on `device` in
+    # `set_timesteps`; a timestep moved to `self.timesteps.device` is then compared with
+    # `self.timesteps` by another method: along each path, both are where the attribute is.
+    body = """
+        class Scheduler:
+            def __init__(self, steps):
+                self.timesteps = torch.from_numpy(np.arange(steps))
+                self.begin = None
+
+            def set_timesteps(self, steps, device=None):
+                self.timesteps = torch.from_numpy(np.arange(steps)).to(device=device)
+
+            def index_for(self, timestep, schedule=None):
+                if schedule is None:
+                    schedule = self.timesteps
+                return (schedule == timestep).nonzero()
+
+            def init_index(self, timestep):
+                if self.begin is None:
+                    if isinstance(timestep, torch.Tensor):
+                        timestep = timestep.to(self.timesteps.device)
+                    self.index = self.index_for(timestep)
+
+            def step(self, output, timestep, sample):
+                if self.index is None:
+                    self.init_index(timestep)
+                return sample
+        """
+    assert event_types(body) == []
+    assert event_types(body.replace("timestep.to(self.timesteps.device)", 'timestep.to("cuda")')) != []

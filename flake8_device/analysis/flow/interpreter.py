@@ -676,6 +676,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 # ``None``) goes wherever the module goes.
                 value = lift(value, _registered_submodule)
             value = without_parameters(value)  # what the construction was given is not known here
+            if carries_tensor(value):
+                # One attribute is one of its places along each path: what is placed by its device
+                # (``t.to(self.timesteps.device)``) meets it along the same choice.
+                value = self._by_alternative(value)
             if value.kind is not Kind.UNKNOWN or value.class_name is not None:
                 self.state.env[f"{self.self_name}.{attribute}"] = value
                 self.seeded[f"{self.self_name}.{attribute}"] = value
