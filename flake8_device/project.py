@@ -150,6 +150,18 @@ class ProjectModule:
         )
 
 
+def _package_base(importer: str, package: str, root: str) -> str:
+    """Where ``import package...`` is found from inside ``package``'s own folder: its parent (the
+    folder the package is imported from, ``src/`` or ``runner/``); the importer's folder when no
+    folder above it inside the project has that name."""
+    folder = os.path.dirname(importer)
+    while os.path.commonpath([root, folder]) == root and folder != root:
+        if os.path.basename(folder) == package:
+            return os.path.dirname(folder)
+        folder = os.path.dirname(folder)
+    return os.path.dirname(importer)
+
+
 @dataclass
 class ProjectModules:
     """The modules read for one configuration (an engine's), shared by the files it checks."""
@@ -172,7 +184,8 @@ class ProjectModules:
                 base = os.path.dirname(base)
             bases = [base]
         else:
-            bases = list(dict.fromkeys((os.path.dirname(importer), root)))
+            package = _package_base(importer, parts[0], root) if parts else root
+            bases = list(dict.fromkeys((os.path.dirname(importer), package, root)))
         found = []
         for base in bases:
             target = os.path.join(base, *parts)

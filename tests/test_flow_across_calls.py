@@ -914,3 +914,33 @@ def test_an_attribute_and_what_is_moved_to_its_device_stay_on_one_path() -> None
         """
     assert event_types(body) == []
     assert event_types(body.replace("timestep.to(self.timesteps.device)", 'timestep.to("cuda")')) != []
+
+
+def test_a_comprehension_over_a_literal_list_keeps_one_element_per_item() -> None:
+    # Darts' TFT: `torch.cat([ts[:, :n] for ts in [x, self.relative_index] if ts is not None])`, the
+    # index cached by an earlier call (where that call's inputs were) beside this call's input.
+    body = """
+        class TFT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.relative_index = None
+                self.last = None
+
+            def forward(self, x):
+                if x.shape[0] != self.last:
+                    self.relative_index = torch.arange(x.shape[1], device=x.device).expand(x.shape[0], -1)
+                    self.last = x.shape[0]
+                return torch.cat([t[:, :3] for t in [x, self.relative_index] if t is not None], dim=1)
+        """
+    assert event_types(body) == ["PlainAttributeMeets"]
+    # Moved where this call's input is, it is no stale state.
+    assert event_types(body.replace("in [x, self.relative_index]", "in [x, self.relative_index.to(x.device)]")) == []
+    # Two items of one comprehension meet each other as the items of a list do.
+    body = """
+        def join(x):
+            y = x.cuda()
+            return torch.cat([t * 2 for t in [torch.zeros(3), y]])
+        """
+    assert event_types(body) == event_types(body.replace("[t * 2 for t in [torch.zeros(3), y]]", "[torch.zeros(3) * 2, y * 2]"))
+    assert event_types(body) != []

@@ -227,6 +227,19 @@ def test_a_class_deriving_from_a_plain_class_of_another_module_keeps_its_tensors
     assert run("--no-cache", "--select", "DEV202", "pkg/rho.py", cwd=project).stdout == ""
 
 
+def test_an_import_of_the_package_a_file_sits_in_is_found_from_the_packages_parent(project: Path) -> None:
+    """ai-runner's layout: ``runner/app/main.py`` imports ``app.utils`` (run from ``runner/``,
+    which is no project root): the helper is the project's, read from ``runner/app/utils.py``."""
+    write(project / "runner" / "app" / "utils.py", HELPERS)
+    write(project / "runner" / "app" / "main.py", ABSOLUTE.replace("import pkg.helpers as helpers\n", "").replace(
+        "from pkg.helpers import make_mask", "from app.utils import make_mask"
+    ).replace("model(make_mask(4)), model(helpers.make_mask(4))", "model(make_mask(4))"))
+    assert _found_alike(project, "runner/app/main.py", "DEV204") == [["runner/app/main.py:9:18:", "DEV204"]]
+    # Not from a folder of that name outside the importer's path.
+    write(project / "other" / "main.py", (project / "runner" / "app" / "main.py").read_text())
+    assert run("--no-cache", "--select", "DEV204", "other/main.py", cwd=project).stdout == ""
+
+
 def _found_alike(project: Path, path: str, code: str) -> list[list[str]]:
     """The position and code of each ``code`` finding in ``path``, from the CLI, checked to be
     flake8's findings too."""

@@ -101,6 +101,10 @@ def test_a_real_file_is_extracted_with_the_project_modules_it_imports() -> None:
         "tools/io.py",
     ]
     assert imported_modules(b"def broken(:\n", "x.py", available) == []
+    # An import naming the package the file sits in is found from that package's parent folder.
+    nested = {"runner/app/pipelines/utils.py", "runner/app/pipelines/audio.py"}
+    found = imported_modules(b"from app.pipelines.utils import get_device\n", "runner/app/pipelines/audio.py", nested)
+    assert found == ["runner/app/pipelines/utils.py"]
     # A name a package re-exports is followed to the module that defines it.
     packaged = {"runner/app/utils/__init__.py", "runner/app/utils/devices.py"}
     texts = {"runner/app/utils/__init__.py": b"from .devices import get_device as device_of\n"}

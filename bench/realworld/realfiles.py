@@ -92,8 +92,14 @@ def imported_modules(
     except (SyntaxError, ValueError):
         return []
     parts = path.split("/")[:-1]
-    ancestors = list(dict.fromkeys(("/".join(parts), "")))
     found: list[str] = []
+
+    def ancestors(package: str) -> list[str]:
+        # The file's folder, the parent of the folder named like the package the import starts
+        # with (``runner/app/x.py`` importing ``app.utils``), the repository's root.
+        named = [i for i, part in enumerate(parts) if part == package]
+        inside = "/".join(parts[: named[-1]]) if named else "/".join(parts)
+        return list(dict.fromkeys(("/".join(parts), inside, "")))
 
     def add(base: str, dotted: list[str]) -> None:
         stem = "/".join(p for p in (base, *dotted) if p)
@@ -104,7 +110,7 @@ def imported_modules(
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                for base in ancestors:
+                for base in ancestors(alias.name.split(".")[0]):
                     add(base, alias.name.split("."))
         elif isinstance(node, ast.ImportFrom):
             module = node.module.split(".") if node.module else []
@@ -113,7 +119,7 @@ def imported_modules(
                     continue
                 bases = ["/".join(parts[: len(parts) - (node.level - 1)])]
             else:
-                bases = ancestors
+                bases = ancestors(module[0]) if module else [""]
             before = len(found)
             for base in bases:
                 add(base, module)

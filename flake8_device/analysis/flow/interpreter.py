@@ -233,6 +233,9 @@ def _to_own_device(call: cst.Call, receiver: cst.BaseExpression) -> bool:
     )
 
 
+# The longest literal list a comprehension is followed through item by item.
+_LITERAL_ITEMS = 8
+
 # What callers outside the file may pass a parameter, as one more "call" (see ``_given_by_calls``).
 _ELSEWHERE = "elsewhere"
 
@@ -1633,6 +1636,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value:
         """A comprehension runs where it is written, with its targets bound in a scope of its own; it
         makes a container of what its element is (``{k: v.to(device) for k, v in batch.items()}``)."""
+        by_item = self._comprehension_by_item(node)
+        if by_item is not None:
+            return by_item
         outer = self.state
         self.state = outer.copy()
         clause: cst.CompFor | None = node.for_in
@@ -1654,6 +1660,36 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if isinstance(node, cst.SetComp):
             return UNKNOWN
         return container_of("dict" if isinstance(node, cst.DictComp) else "list", [element])
+
+    def _comprehension_by_item(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value | None:
+        """``[t[:, :n] for t in [x, self.index] if t is not None]``: over a short literal list, one
+        element per item, each where its item is (a ``None`` the test drops is no element)."""
+        clause = node.for_in
+        items = clause.iter
+        if (
+            not isinstance(node, (cst.ListComp, cst.GeneratorExp))
+            or clause.inner_for_in is not None
+            or not isinstance(clause.target, cst.Name)
+            or not isinstance(items, (cst.List, cst.Tuple))
+            or not 0 < len(items.elements) <= _LITERAL_ITEMS
+            or any(isinstance(item, cst.StarredElement) for item in items.elements)
+        ):
+            return None
+        outer = self.state
+        elements = []
+        for item in items.elements:
+            value = self._eval(item.value)
+            if clause.ifs and value.constant == "None":
+                continue  # (``if t is not None``: or another test; either way no tensor is made of it)
+            self.state = outer.copy()
+            self.state.env[clause.target.value] = value
+            for condition in clause.ifs:
+                self._eval(condition.test)
+            elements.append(self._eval(node.elt))
+            outer.pending = self.state.pending  # a module used in it is used here
+            self.state = outer
+        # (Kept as a tuple: one position per item, whichever paths each has.)
+        return container_of("tuple", elements) if elements else None
 
     def _lambda(self, node: cst.Lambda) -> Value:
         """A lambda's body runs later, with its parameters unknown: its findings are real, but what
