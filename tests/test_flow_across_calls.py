@@ -944,3 +944,35 @@ def test_a_comprehension_over_a_literal_list_keeps_one_element_per_item() -> Non
         """
     assert event_types(body) == event_types(body.replace("[t * 2 for t in [torch.zeros(3), y]]", "[torch.zeros(3) * 2, y * 2]"))
     assert event_types(body) != []
+
+
+def test_a_plain_class_building_from_a_tensor_it_was_given_is_no_module_built_before_its_move() -> None:
+    # PyTorch Geometric Temporal's GraphAAGCN: a plain class whose `__init__` calls a helper that
+    # stacks `torch.eye(n)` with `to_dense_adj` of the edge index it was given (some constructions
+    # in the file pass what is not known): the identity is made on the CPU, the adjacency where the
+    # edges are.
+    body = """
+        from torch_geometric.utils import to_dense_adj
+
+        class Graph:
+            def __init__(self, edge_index, num_nodes):
+                self.edge_index = edge_index
+                self.A = self.spatial(num_nodes)
+
+            def spatial(self, num_nodes):
+                eye = torch.eye(num_nodes)
+                inward = torch.squeeze(to_dense_adj(self.edge_index))
+                return torch.stack((eye, inward))
+
+        class Model(nn.Module):
+            def __init__(self, edge_index: torch.Tensor, num_nodes: int):
+                super().__init__()
+                self.graph = Graph(edge_index, num_nodes)
+        """
+    assert [(type(e).__name__, e.building) for e in analyse(body).events] == [("HostMeetsInput", False)]
+    # A module's own construction helper runs before anything can move it (the facts say so; DEV202
+    # leaves it).
+    module = body.replace("class Graph:", "class Graph(nn.Module):").replace(
+        "self.edge_index = edge_index", "super().__init__()\n                self.edge_index = edge_index"
+    )
+    assert [(type(e).__name__, e.building) for e in analyse(module).events] == [("HostMeetsInput", True)]

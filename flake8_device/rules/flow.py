@@ -271,8 +271,8 @@ class TensorCreatedWithoutDevice(Rule):
             factory = event.host.value.origin
             if not isinstance(factory, cst.Call) or event.host.value.held is not None:
                 continue
-            if event.function is not None and self.ctx.classes.runs_only_in_construction(event.function.name.value):
-                continue  # (run by ``__init__`` only, before anything moves the module: as ``__init__``)
+            if event.building:
+                continue  # (run by a module's ``__init__`` only, before anything moves it: as ``__init__``)
             qualified = self.ctx.symbols.qualify(factory.func) or ""
             device = patterns.keyword(factory, "device")
             if qualified.startswith("torch.distributions."):

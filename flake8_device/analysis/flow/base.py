@@ -116,6 +116,7 @@ class InterpreterBase:
     # The simple statement being interpreted (None inside compound-statement headers).
     statement: cst.SimpleStatementLine | None
     in_module_class: bool
+    building_module: bool
     in_lightning_module: bool
     # The file uses a library that places models and batches itself (Accelerate, Fabric).
     uses_auto_placement: bool

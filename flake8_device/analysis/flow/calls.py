@@ -398,6 +398,7 @@ class CallsMixin(InterpreterBase):
                             Operand(node.func, callee),
                             f"`{self.ctx.code_for(node.func)}(...)`",
                             self.function,
+                            self.building_module,
                         ),
                         argument.expr,
                     )
@@ -1063,12 +1064,15 @@ def _follows_inputs(qualified: str, arguments: list[Operand]) -> Value | None:
     ):
         return None
     places = [leaf for a in arguments for leaf in leaves(a.value) if leaf.kind is not Kind.NEUTRAL]
-    if not places or any(p.kind is not Kind.INPUT or not tensorish(p) for p in places):
+    # (Along the paths where what it is given is not known, neither is what it makes.)
+    known = [p for p in places if p.kind is not Kind.UNKNOWN]
+    if not known or any(p.kind is not Kind.INPUT or not tensorish(p) for p in known):
         return None
-    first = places[0]
-    if any(p.source != first.source or p.condition != first.condition for p in places):
+    first = known[0]
+    if any(p.source != first.source or p.condition != first.condition for p in known):
         return None
-    return replace(first, scalar=False)
+    made = replace(first, scalar=False)
+    return union([made, UNKNOWN]) if len(known) < len(places) else made
 
 
 def _all_on_accelerator(arguments: list[Operand]) -> Value | None:

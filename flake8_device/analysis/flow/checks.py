@@ -299,7 +299,7 @@ class ChecksMixin(InterpreterBase):
             and not self._maybe_zero_dim(b)
         ):
             # A host index into what is where the inputs (or the module) are: made without `device=`.
-            self._emit(HostMeetsInput(index, indexed, operation, self.function), b.origin)
+            self._emit(HostMeetsInput(index, indexed, operation, self.function, self.building_module), b.origin)
             return
         if {a.kind, b.kind} != {Kind.HOST, Kind.ACCEL}:
             return

@@ -27,12 +27,14 @@ class Mix:
 
 @dataclass(frozen=True)
 class HostMeetsInput:
-    """A tensor made on the host meets the function's inputs (or the module's parameters)."""
+    """A tensor made on the host meets the function's inputs (or the module's parameters).
+    ``building``: in a method only a module's ``__init__`` runs, before anything can move it."""
 
     host: Operand
     partner: Operand
     operation: str
     function: cst.FunctionDef | None
+    building: bool = False
 
 
 @dataclass(frozen=True)

@@ -496,6 +496,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # The simple statement being interpreted (None inside compound-statement headers).
         self.statement: cst.SimpleStatementLine | None = None
         self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
+        # Run only while a module's ``__init__`` builds it (nothing can have moved it yet).
+        self.building_module = (
+            self.in_module_class and function is not None and self.ctx.classes.runs_only_in_construction(function.name.value)
+        )
         self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
         self.uses_auto_placement = any(
             # (torch_xla's MpDeviceLoader / ParallelLoader put every batch on the XLA device.)
@@ -571,7 +575,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 for k, (values, elsewhere) in by_calls.items()
                 if k.startswith("self.")
             }
-            if given and self.in_module_class and self.ctx.classes.runs_only_in_construction(function.name.value):
+            if given and self.building_module:
                 # Called only while ``__init__`` builds the module: nothing has moved it yet, so
                 # its layers are where that construction made them.
                 for attribute, value in given.items():
@@ -1980,7 +1984,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 else:
                     # One finding for each place a host tensor was made (see ``_made_apart``).
                     key = host.value.origin if isinstance(host.value.origin, cst.Call) else host.expr
-                    self._emit(HostMeetsInput(host, partner, operation, self.function), key)
+                    self._emit(HostMeetsInput(host, partner, operation, self.function, self.building_module), key)
                 return
 
     def _given(self, value: Value, partner: cst.BaseExpression) -> bool:
