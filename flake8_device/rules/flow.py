@@ -107,6 +107,11 @@ class MixedDevices(Rule):
         loss = loss_fn(outputs, targets.cpu())
     ```
 
+    Where the host tensor is made by a tensor factory without `device=`
+    (`torch.zeros(n)`), the finding is reported at that factory, the line a fix
+    changes, and the message names the line where the tensors meet; a factory
+    whose tensor meets device tensors in several places is one finding.
+
     ## Fix safety
     Display-only. Which side should move (the host value to the device, or the
     device value to the host) depends on intent and cost; the message names
@@ -116,7 +121,7 @@ class MixedDevices(Rule):
     code = "DEV201"
     uses_flow = True
     name = "mixed-devices"
-    message = "`{host}` is on the CPU ({why}) but `{accel}` is on {device}; they meet in {operation}"
+    message = "`{host}` is on the CPU ({why}) but `{accel}` is on {device}; they meet in {operation}{at}"
     fix_title = "Align the devices, e.g. `{host}{move}` or `{accel}.cpu()`"
     fix_safety = FixSafety.DISPLAY_ONLY
     # One side of the meeting shows where it is reported; the other may come from a caller, the
@@ -125,6 +130,7 @@ class MixedDevices(Rule):
     file_markers = (marker.ACCELERATOR_SOURCE, (marker.HOST_SOURCE, marker.MODULE_CONSTRUCTOR_CALL))
 
     def visit_Module(self, node: cst.Module) -> None:
+        made: set[int] = set()  # the factories reported (one finding each, wherever their tensors meet)
         for event in self.ctx.flow.events_of(events.Mix):
             if from_numpy_under_default_device(self, event.host.value) is not None:
                 continue  # DEV209 reports it where the array becomes a tensor
@@ -143,8 +149,13 @@ class MixedDevices(Rule):
                     accel = self.ctx.describe(event.accel.value.origin)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
             fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
+            factory = self._factory(event.host.value)
+            if factory is not None and id(factory) in made:
+                continue
+            if factory is not None:
+                made.add(id(factory))
             self.report(
-                event.host.expr,
+                event.host.expr if factory is None else factory.func,
                 fix=fix,
                 related=[
                     (event.host.value.origin, f"`{host}` gets its place on the CPU here"),
@@ -155,7 +166,15 @@ class MixedDevices(Rule):
                 why=describe_host(self, event.host.value),
                 device=device_text(event.accel.value),
                 operation=operation,
+                at=Place(event.host.expr),
             )
+
+    def _factory(self, host: Value) -> cst.Call | None:
+        """The tensor factory without ``device=`` that made the host tensor (where the fix goes)."""
+        origin = host.origin
+        if not isinstance(origin, cst.Call) or patterns.keyword(origin, "device") is not None:
+            return None
+        return origin if self.ctx.symbols.qualify(origin.func) in torch_api.TENSOR_FACTORIES else None
 
 
 # A ``torch.distributions`` class built (its parameters decide where it samples): by its module, or
