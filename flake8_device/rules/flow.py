@@ -42,6 +42,35 @@ def describe_host(rule: Rule, value: Value) -> str:
     return "on the host"
 
 
+def _scopes_of(
+    module: cst.Module, nodes: tuple[cst.CSTNode, ...]
+) -> dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]]:
+    """The innermost class and function holding each of ``nodes`` (by id; absent: not in ``module``)."""
+    wanted = {id(n) for n in nodes}
+    found: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]] = {}
+    classes: list[cst.ClassDef | None] = [None]
+    functions: list[cst.FunctionDef | None] = [None]
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if id(node) in wanted:
+                found[id(node)] = (classes[-1], functions[-1])
+            if isinstance(node, cst.ClassDef):
+                classes.append(node)
+            elif isinstance(node, cst.FunctionDef):
+                functions.append(node)
+            return len(found) < len(wanted)
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if isinstance(original_node, cst.ClassDef):
+                classes.pop()
+            elif isinstance(original_node, cst.FunctionDef):
+                functions.pop()
+
+    module.visit(Walk())
+    return found
+
+
 def _grouped(code: str) -> str:
     """``code`` ready for a method call after it: ``(mask == 0)`` for ``mask == 0``."""
     try:
@@ -107,10 +136,11 @@ class MixedDevices(Rule):
         loss = loss_fn(outputs, targets.cpu())
     ```
 
-    Where the host tensor is made by a tensor factory without `device=`
-    (`torch.zeros(n)`), the finding is reported at that factory, the line a fix
-    changes, and the message names the line where the tensors meet; a factory
-    whose tensor meets device tensors in several places is one finding.
+    Where the host value is made by a tensor factory without `device=`
+    (`torch.zeros(n)`) or is a module built and never moved, the finding is
+    reported where it is made, the line a fix changes, and the message names
+    the line where it meets the device tensor; what meets device tensors in
+    several places is one finding.
 
     ## Fix safety
     Display-only. Which side should move (the host value to the device, or the
@@ -149,7 +179,7 @@ class MixedDevices(Rule):
                     accel = self.ctx.describe(event.accel.value.origin)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
             fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
-            factory = self._factory(event.host.value)
+            factory = self._factory(event.host.value, event.host.expr)
             if factory is not None and id(factory) in made:
                 continue
             if factory is not None:
@@ -169,12 +199,26 @@ class MixedDevices(Rule):
                 at=Place(event.host.expr),
             )
 
-    def _factory(self, host: Value) -> cst.Call | None:
-        """The tensor factory without ``device=`` that made the host tensor (where the fix goes)."""
+    def _factory(self, host: Value, meeting: cst.CSTNode) -> cst.Call | None:
+        """The call that made the host value where the fix goes: a tensor factory without
+        ``device=``, or the construction of a module never moved in the function (or the class)
+        where it meets the device value (a model a caller or a helper builds may be used elsewhere
+        as it is: there the use is what to fix)."""
         origin = host.origin
         if not isinstance(origin, cst.Call) or patterns.keyword(origin, "device") is not None:
             return None
-        return origin if self.ctx.symbols.qualify(origin.func) in torch_api.TENSOR_FACTORIES else None
+        module = host.module is True or self.ctx.symbols.is_module_constructor(origin.func)
+        if module and patterns.method_name(origin) in ("cpu", "to"):
+            return None
+        if not module and self.ctx.symbols.qualify(origin.func) not in torch_api.TENSOR_FACTORIES:
+            return None
+        scopes = _scopes_of(self.ctx.module, (origin, meeting))
+        made, met = scopes.get(id(origin)), scopes.get(id(meeting))
+        if made is None or met is None:
+            return None  # (made in another module of the project: reported where it meets)
+        if module and not (made[1] is met[1] or (made[0] is not None and made[0] is met[0])):
+            return None
+        return origin
 
 
 # A ``torch.distributions`` class built (its parameters decide where it samples): by its module, or

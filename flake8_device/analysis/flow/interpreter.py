@@ -498,7 +498,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.in_module_class = owner is not None and self.symbols.is_local_module_class(owner.name.value)
         # Run only while a module's ``__init__`` builds it (nothing can have moved it yet).
         self.building_module = (
-            self.in_module_class and function is not None and self.ctx.classes.runs_only_in_construction(function.name.value)
+            self.in_module_class
+            and function is not None
+            and self.ctx.classes.runs_only_in_construction(function.name.value)
         )
         self.in_lightning_module = owner is not None and self.symbols.is_lightning_module_class(owner.name.value)
         self.uses_auto_placement = any(
@@ -1665,7 +1667,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             return UNKNOWN
         return container_of("dict" if isinstance(node, cst.DictComp) else "list", [element])
 
-    def _comprehension_by_item(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value | None:
+    def _comprehension_by_item(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+    ) -> Value | None:
         """``[t[:, :n] for t in [x, self.index] if t is not None]``: over a short literal list, one
         element per item, each where its item is (a ``None`` the test drops is no element)."""
         clause = node.for_in
