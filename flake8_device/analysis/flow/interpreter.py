@@ -304,6 +304,16 @@ def _forward_inputs(function: cst.FunctionDef, *, skip_first: bool) -> list[str]
     return found
 
 
+def _parts_known(test: cst.BaseExpression, *, holds: bool) -> list[tuple[cst.BaseExpression, bool]]:
+    """The parts of a test whose value its outcome tells: each side of an ``and`` that holds, of an
+    ``or`` that fails (through ``not``), with the value each has."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _parts_known(test.expression, holds=not holds)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if holds else cst.Or):
+        return [*_parts_known(test.left, holds=holds), *_parts_known(test.right, holds=holds)]
+    return [(test, holds)]
+
+
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); anything else -> None."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -794,7 +804,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=True))
             self._placed_by_test(statement.test, holds=True)
-            self.state.assume(guard)
+            self._assume_test(statement.test, holds=True)
             filled = self._not_empty_test(statement.test)
             if filled is not None:
                 self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
@@ -815,7 +825,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._narrow(none_tested[0], is_none=not none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=False))
             self._placed_by_test(statement.test, holds=False)
-            self.state.assume(negate(guard))
+            self._assume_test(statement.test, holds=False)
             self.tests.append(negate(guard))
             if known is True:
                 self.state.terminated = True
@@ -969,6 +979,17 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             for target in node.targets
             if isinstance(target.target, cst.Name)
         )
+
+    def _assume_test(self, test: cst.BaseExpression, *, holds: bool) -> None:
+        """Along the arm where ``test`` is ``holds``: what it says, and what each part of it says
+        (``if ready and mode != "latent":`` drops what an earlier ``if mode == "latent":`` made)."""
+        guard = self._guard_text(test)
+        self.state.assume(guard if holds else negate(guard))
+        for part, part_holds in _parts_known(test, holds=holds):
+            if part is test:
+                continue
+            text = self._guard_text(part)
+            self.state.assume(text if part_holds else negate(text))
 
     def _guard_text(self, test: cst.BaseExpression) -> str:
         """A branch condition as text that a later test of the same condition gives again."""
@@ -1566,11 +1587,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 guard = self._guard_text(node.test)
                 before = self.state
                 self.state = before.copy()
-                self.state.assume(guard)
+                self._assume_test(node.test, holds=True)
                 self._narrow_constant_none(none_test, holds=True)
                 when_true = self._eval(node.body)
                 self.state = before.copy()
-                self.state.assume(negate(guard))
+                self._assume_test(node.test, holds=False)
                 self._narrow_constant_none(none_test, holds=False)
                 when_false = self._eval(node.orelse)
                 self.state = before
