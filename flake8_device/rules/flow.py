@@ -48,6 +48,8 @@ def _scopes_of(
     """The innermost class and function holding each of ``nodes`` (by id; absent: not in ``module``)."""
     wanted = {id(n) for n in nodes}
     found: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]] = {}
+    if not wanted:
+        return found
     classes: list[cst.ClassDef | None] = [None]
     functions: list[cst.FunctionDef | None] = [None]
 
@@ -160,12 +162,18 @@ class MixedDevices(Rule):
     file_markers = (marker.ACCELERATOR_SOURCE, (marker.HOST_SOURCE, marker.MODULE_CONSTRUCTOR_CALL))
 
     def visit_Module(self, node: cst.Module) -> None:
+        mixes = [
+            event
+            for event in self.ctx.flow.events_of(events.Mix)
+            # (DEV209 reports a host tensor made from NumPy under a default device where the array
+            # becomes a tensor; DEV102 a module's plain tensor attribute where it is kept.)
+            if from_numpy_under_default_device(self, event.host.value) is None and event.host.value.held is None
+        ]
+        # Where each value was made and where it meets: one walk of the file for all of them.
+        places = [n for e in mixes if e.host.value.origin is not None for n in (e.host.value.origin, e.host.expr)]
+        scopes = _scopes_of(node, tuple(places))
         made: set[int] = set()  # the factories reported (one finding each, wherever their tensors meet)
-        for event in self.ctx.flow.events_of(events.Mix):
-            if from_numpy_under_default_device(self, event.host.value) is not None:
-                continue  # DEV209 reports it where the array becomes a tensor
-            if event.host.value.held is not None:
-                continue  # a module's plain tensor attribute: DEV102 reports it where it is kept
+        for event in mixes:
             host = self.ctx.describe(event.host.expr)
             accel = self.ctx.describe(event.accel.expr)
             operation = event.operation
@@ -179,7 +187,7 @@ class MixedDevices(Rule):
                     accel = self.ctx.describe(event.accel.value.origin)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
             fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
-            factory = self._factory(event.host.value, event.host.expr)
+            factory = self._factory(event.host.value, event.host.expr, scopes)
             if factory is not None and id(factory) in made:
                 continue
             if factory is not None:
@@ -199,7 +207,9 @@ class MixedDevices(Rule):
                 at=Place(event.host.expr),
             )
 
-    def _factory(self, host: Value, meeting: cst.CSTNode) -> cst.Call | None:
+    def _factory(
+        self, host: Value, meeting: cst.CSTNode, scopes: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]]
+    ) -> cst.Call | None:
         """The call that made the host value where the fix goes: a tensor factory without
         ``device=``, or the construction of a module never moved in the function (or the class)
         where it meets the device value (a model a caller or a helper builds may be used elsewhere
@@ -212,7 +222,6 @@ class MixedDevices(Rule):
             return None
         if not module and self.ctx.symbols.qualify(origin.func) not in torch_api.TENSOR_FACTORIES:
             return None
-        scopes = _scopes_of(self.ctx.module, (origin, meeting))
         made, met = scopes.get(id(origin)), scopes.get(id(meeting))
         if made is None or met is None:
             return None  # (made in another module of the project: reported where it meets)
