@@ -305,7 +305,8 @@ def project_module_classes(
     that are module classes there (``from .base import BaseWeightedLoss``, where
     ``BaseWeightedLoss`` derives from ``nn.Module``, or from a module class that module imports
     from the project in turn), those known to be plain classes (deriving from nothing but plain
-    classes, and with no ``to``/``cuda``/``_apply`` of their own), and the files looked at."""
+    classes), and the files looked at.  A class with a ``to``/``cuda``/``_apply`` of its own (or
+    deriving from one: TorchRL's ``EnvBase``) is neither: what it holds moves by its own code."""
     looked: dict[str, FileState] = {}
     kinds = {
         local: _class_kind(modules, importer, *symbols.from_imports[local], looked, depth=0)
@@ -344,6 +345,8 @@ def _class_kind_in(
         source = loaded.reexported(name)
         return None if source is None else _class_kind(modules, loaded.path, *source, looked, depth=depth + 1)
     defined = loaded.symbols
+    if _moves_what_it_holds(loaded.tree, name):
+        return None  # (its own ``to``/``_apply`` moves what it holds: where to is not known here)
     if defined.is_local_module_class(name):
         return True
     kinds = []
@@ -358,9 +361,7 @@ def _class_kind_in(
             kinds.append(None)
     if True in kinds:
         return True
-    if None in kinds or _moves_what_it_holds(loaded.tree, name):
-        return None
-    return False
+    return None if None in kinds else False
 
 
 def _moves_what_it_holds(tree: ast.Module, name: str) -> bool:
