@@ -34,12 +34,22 @@ def describe_host(rule: Rule, value: Value) -> str:
             return f"moved by `{rule.ctx.describe(origin)}`"
         if patterns.method_name(origin) == "to":  # `.to("cpu")`, or a device that is None or "cpu" there
             return f"`{rule.ctx.describe(origin)}` puts it on the CPU"
-        if value.module is True or rule.ctx.symbols.is_module_constructor(origin.func):
+        if _built_and_never_moved(rule, value):
             return f"built by `{rule.ctx.describe(origin.func)}(...)` and never moved"
         return f"made by `{rule.ctx.describe(origin.func)}(...)` without `device=`"
     if origin is not None:
         return f"from the data loader `{rule.ctx.describe(origin)}`"
     return "on the host"
+
+
+def _built_and_never_moved(rule: Rule, value: Value) -> bool:
+    """Is the host ``value`` a module as its construction left it (not moved by ``.cpu()``/``.to()``)?"""
+    origin = value.origin
+    return (
+        isinstance(origin, cst.Call)
+        and patterns.method_name(origin) not in ("cpu", "to")
+        and (value.module is True or rule.ctx.symbols.is_module_constructor(origin.func))
+    )
 
 
 def _scopes_of(
@@ -217,9 +227,7 @@ class MixedDevices(Rule):
         origin = host.origin
         if not isinstance(origin, cst.Call) or patterns.keyword(origin, "device") is not None:
             return None
-        module = host.module is True or self.ctx.symbols.is_module_constructor(origin.func)
-        if module and patterns.method_name(origin) in ("cpu", "to"):
-            return None
+        module = _built_and_never_moved(self, host)
         if not module and self.ctx.symbols.qualify(origin.func) not in torch_api.TENSOR_FACTORIES:
             return None
         made, met = scopes.get(id(origin)), scopes.get(id(meeting))

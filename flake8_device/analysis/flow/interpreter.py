@@ -804,7 +804,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._narrow(none_tested[0], is_none=none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=True))
             self._placed_by_test(statement.test, holds=True)
-            self._assume_test(statement.test, holds=True)
+            self._assume_test(statement.test, guard, holds=True)
             filled = self._not_empty_test(statement.test)
             if filled is not None:
                 self.state.not_empty = self.state.not_empty | set(self._emptiness_keys(filled))
@@ -825,7 +825,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 self._narrow(none_tested[0], is_none=not none_tested[1])
             self._same_devices(_device_equalities(statement.test, holds=False))
             self._placed_by_test(statement.test, holds=False)
-            self._assume_test(statement.test, holds=False)
+            self._assume_test(statement.test, guard, holds=False)
             self.tests.append(negate(guard))
             if known is True:
                 self.state.terminated = True
@@ -980,10 +980,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if isinstance(target.target, cst.Name)
         )
 
-    def _assume_test(self, test: cst.BaseExpression, *, holds: bool) -> None:
-        """Along the arm where ``test`` is ``holds``: what it says, and what each part of it says
-        (``if ready and mode != "latent":`` drops what an earlier ``if mode == "latent":`` made)."""
-        guard = self._guard_text(test)
+    def _assume_test(self, test: cst.BaseExpression, guard: str, *, holds: bool) -> None:
+        """Along the arm where ``test`` (whose text is ``guard``) is ``holds``: what it says, and what
+        each part of it says (``if ready and mode != "latent":`` drops what an earlier ``if mode ==
+        "latent":`` made)."""
         self.state.assume(guard if holds else negate(guard))
         for part, part_holds in _parts_known(test, holds=holds):
             if part is test:
@@ -1587,11 +1587,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
                 guard = self._guard_text(node.test)
                 before = self.state
                 self.state = before.copy()
-                self._assume_test(node.test, holds=True)
+                self._assume_test(node.test, guard, holds=True)
                 self._narrow_constant_none(none_test, holds=True)
                 when_true = self._eval(node.body)
                 self.state = before.copy()
-                self._assume_test(node.test, holds=False)
+                self._assume_test(node.test, guard, holds=False)
                 self._narrow_constant_none(none_test, holds=False)
                 when_false = self._eval(node.orelse)
                 self.state = before
