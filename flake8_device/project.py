@@ -40,6 +40,10 @@ from flake8_device.source import LineIndex
 # module over this size is not read.
 MAX_MODULES = 32
 MAX_BYTES = 512_000
+# What the analyses derive from the modules (their summaries) is kept for the process apart from
+# the modules, at most this many entries: a module dropped from the parsed ones above is not
+# parsed again for what was derived from it already.
+MAX_KEPT = 20_000
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.cfg", "setup.py")
 
 # A file's state: (size, modification time in ns), or None where no file is.
@@ -88,11 +92,6 @@ class ProjectModule:
     @property
     def config(self) -> AnalysisConfig:
         return self.loader.config
-
-    @property
-    def store(self) -> Any:
-        """Where the analyses keep what they derive for later processes (see ``ProjectModules``)."""
-        return self.loader.store
 
     def reads(self) -> dict[str, FileState]:
         """The project files what the analyses derived from the module so far depended on."""
@@ -172,6 +171,34 @@ class ProjectModules:
     store: Any = None
     _loaded: OrderedDict[str, tuple[FileState, ProjectModule | None]] = field(default_factory=OrderedDict)
     _names: dict[str, tuple[FileState, frozenset[str]]] = field(default_factory=dict)
+    _kept: OrderedDict[tuple[str, ...], dict[str, Any]] = field(default_factory=OrderedDict)
+
+    def kept(self, parts: tuple[str, ...]) -> dict[str, Any] | None:
+        """What an analysis derived from a module before and kept under ``parts`` (its own name for
+        it: the module's content hash, the settings, the function), in this process or in the
+        front end's store; None where neither holds it.  The caller checks that the files it was
+        derived from are unchanged (``ProjectModule.still_as_read``)."""
+        entry = self._kept.get(parts)
+        if entry is not None:
+            self._kept.move_to_end(parts)
+            return entry
+        entry = self.store.get(self.store.entry_key(*parts)) if self.store is not None else None
+        if entry is not None:
+            self._remember(parts, entry)
+        return entry
+
+    def keep(self, parts: tuple[str, ...], entry: dict[str, Any]) -> None:
+        """Keep what an analysis derived (plain data) for the files checked later, in this process
+        and in the front end's store."""
+        self._remember(parts, entry)
+        if self.store is not None:
+            self.store.put(self.store.entry_key(*parts), entry)
+
+    def _remember(self, parts: tuple[str, ...], entry: dict[str, Any]) -> None:
+        self._kept[parts] = entry
+        self._kept.move_to_end(parts)
+        while len(self._kept) > MAX_KEPT:
+            self._kept.popitem(last=False)
 
     def candidates(self, importer: str, level: int, module: str | None) -> list[str]:
         """Where Python would look for the module, from the file ``importer``, inside its project."""

@@ -349,6 +349,27 @@ def _parsed_modules(engine: Engine) -> list[str]:
     return sorted(Path(m.path).name for _, m in engine.project._loaded.values() if m and "facts" in m.__dict__)
 
 
+def test_a_module_dropped_from_the_parsed_ones_is_not_parsed_again_for_its_summaries(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flake8_device.project as project_modules
+
+    monkeypatch.setattr(project_modules, "MAX_MODULES", 1)
+    write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
+    other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
+    script = str(project / "script.py")
+    engine = _engine(None)
+    first = engine.lint(ABSOLUTE, path=script)
+    assert _parsed_modules(engine) == ["helpers.py"]
+    engine.lint(other, path=str(project / "other_script.py"))  # (``pkg.other`` takes the one place)
+    assert _parsed_modules(engine) == ["other.py"]
+    again = engine.lint(ABSOLUTE, path=script)
+    assert [Path(m.path).name for _, m in engine.project._loaded.values() if m] == ["helpers.py"]
+    assert _parsed_modules(engine) == []  # its summary was kept for the process
+    assert [v.code for v in again.violations] == ["DEV204"] * 2
+    assert again.violations == first.violations
+
+
 def test_a_later_process_reads_summaries_back_instead_of_parsing_the_module(
     project: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

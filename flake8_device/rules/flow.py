@@ -365,7 +365,7 @@ class TensorCreatedWithoutDevice(Rule):
                 )
                 self._report(factory, event, fix, distribution=True)
                 continue
-            if device is not None and _names_the_cpu(device.value):
+            if device is not None and self._names_the_cpu(device.value, event.function):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
             if qualified in torch_api.TENSOR_FACTORIES:
                 fix = self._fix(factory, qualified, event)
@@ -445,6 +445,23 @@ class TensorCreatedWithoutDevice(Rule):
             **fields,
         )
 
+    def _names_the_cpu(self, node: cst.BaseExpression, function: cst.FunctionDef | None) -> bool:
+        """``"cpu"``, ``torch.device("cpu")``, or a name of ``function`` bound once, to one of them
+        (``host = torch.device("cpu")``)."""
+        if _names_the_cpu(node):
+            return True
+        if not isinstance(node, cst.Name) or function is None:
+            return False
+        bound = [
+            n.value
+            for n in self.ctx.scope_nodes(function)
+            if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))
+            and any(isinstance(t, cst.Name) and t.value == node.value for t in _bound_targets(n))
+        ]
+        parameters = function.params
+        named = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
+        return node.value not in named and len(bound) == 1 and bound[0] is not None and _names_the_cpu(bound[0])
+
     def _makes_host_tensors(self, call: cst.Call) -> bool:
         """A call of a function of this file (which returned the host tensor)."""
         name = call.func.value if isinstance(call.func, cst.Name) else None
@@ -512,6 +529,19 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Call) and node.args:
         node = node.args[0].value
     return names_cpu(patterns.string_value(node))
+
+
+def _bound_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    """The names and tuples an assignment binds, tuples opened (``a, b = ...``)."""
+    found = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    opened: list[cst.BaseExpression] = []
+    while found:
+        target = found.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            found.extend(e.value for e in target.elements)
+        else:
+            opened.append(target)
+    return opened
 
 
 def _first_tensor_input(function: cst.FunctionDef | None, rule: Rule) -> str | None:

@@ -555,9 +555,11 @@ class ModuleSummaries:
     modules was cut (``a.f`` calls ``b.g``, which calls ``a.f``) depends on where the cycle was
     entered, and is not kept.
 
-    Where the front end gives the loader a store (an on-disk cache), each kept summary is also
-    written there, with its function's ``def`` line, its steps and the project files its making
-    read, and a later process reads it back instead of parsing the module: every summary reaches
+    Each kept summary is also handed to the loader (``ProjectModules.keep``), with its function's
+    ``def`` line, its steps and the project files its making read: the loader keeps it for the
+    process apart from the module (a module dropped from the parsed ones and read again is not
+    parsed for it) and, where the front end gives a store (an on-disk cache), writes it there for
+    later processes, which read it back instead of parsing the module: every summary reaches
     the files that call it through that same plain-data form (:mod:`.stored`), read back or made
     now, so findings never depend on what was on disk."""
 
@@ -642,19 +644,14 @@ class ModuleSummaries:
                 self._write(name, own, data, left - budget.left)
         return summary
 
-    def _entry_key(self, name: str) -> str | None:
-        store = self.module.store
-        if store is None:
-            return None
+    def _entry_parts(self, name: str) -> tuple[str, ...]:
         config = self.module.config
-        return store.entry_key(
-            "summary", ",".join(sorted(config.move_functions)), repr(config.versions), self.module.path, self.key, name
-        )
+        parts = (",".join(sorted(config.move_functions)), repr(config.versions), self.module.path, self.key, name)
+        return ("summary", *parts)
 
     def _read(self, name: str) -> cst.FunctionDef | None:
         """The function ``name`` and its summary, from the store (None where it holds neither)."""
-        key = self._entry_key(name)
-        entry = self.module.store.get(key) if key is not None else None
+        entry = self.module.loader.kept(self._entry_parts(name))
         if entry is None:
             return None
         try:
@@ -672,10 +669,8 @@ class ModuleSummaries:
         return function
 
     def _write(self, name: str, function: cst.FunctionDef, data: dict[str, object], steps: int) -> None:
-        key = self._entry_key(name)
-        if key is not None:
-            entry = {"def": stored.signature(function), "summary": data, "steps": steps, "reads": self.module.reads()}
-            self.module.store.put(key, entry)
+        entry = {"def": stored.signature(function), "summary": data, "steps": steps, "reads": self.module.reads()}
+        self.module.loader.keep(self._entry_parts(name), entry)
 
 
 def _stored_at_every_call(method: cst.FunctionDef, attribute: str) -> bool:

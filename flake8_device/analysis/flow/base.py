@@ -126,6 +126,8 @@ class InterpreterBase:
     summary_mode: bool
     # Parameters moved in place, and whether an optimizer's state is reloaded after such a move.
     moved_in_place: dict[str, Value]
+    # Summary mode: parameters (dicts) the function stored entries into by string key.
+    entries_stored: set[str]
     reloads_optimizers: bool
     moves_unseen: bool
     # Summary mode: the function's parameters, and those it moves to a device itself.
@@ -162,6 +164,8 @@ class InterpreterBase:
         ) -> Value: ...
 
         def _subscript(self, node: cst.Subscript) -> Value: ...
+
+        def store_entry(self, path: str, key: str | None, value: Value) -> None: ...
 
         def _record_state_meet(self, value: Value) -> None: ...
 

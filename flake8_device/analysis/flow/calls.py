@@ -474,6 +474,8 @@ class CallsMixin(InterpreterBase):
             return NEUTRAL
         if method in ("append", "insert", "extend", "add") and arguments:
             self._grow(base, receiver, method, arguments)
+        if method == "update" and arguments:
+            self._update_entries(base, node, arguments, keyed=receiver.kind is Kind.CONTAINER and bool(receiver.keys))
         if method in LIST_ATTACH_METHODS and node.args:
             root = root_path(base)
             if root is not None and isinstance(base, cst.Attribute):
@@ -504,6 +506,27 @@ class CallsMixin(InterpreterBase):
             if tensorish(place)
             else UNKNOWN,
         )
+
+    def _update_entries(
+        self, base: cst.BaseExpression, node: cst.Call, arguments: list[Operand], *, keyed: bool
+    ) -> None:
+        """``d.update({"ids": ids})``, and ``d.update(ids=ids)`` of a dict built here with string keys
+        (``keyed``; a metric's ``update(preds=p)`` is no dict): each of those keys holds its new
+        value (a dict whose keys are not known here changes nothing that is followed)."""
+        path = path_of(base)
+        if path is None or (not keyed and any(a.keyword is not None for a in node.args)):
+            return
+        pairs: list[tuple[str, Value]] = []
+        for argument, operand in zip(node.args, arguments):
+            given = operand.value
+            if argument.keyword is not None:
+                pairs.append((argument.keyword.value, given))
+            elif not argument.star and given.kind is Kind.CONTAINER and given.keys:
+                pairs.extend(zip(given.keys, given.elements))
+            else:
+                return
+        for key, value in pairs:
+            self.store_entry(path, key, value)
 
     def _grow(self, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand]) -> None:
         """``items.append(x)``, ``.insert(i, x)``, ``.extend(xs)``, ``.add(x)``: the container holds it too."""

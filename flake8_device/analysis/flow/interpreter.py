@@ -459,6 +459,8 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         self.returns: list[Value] = []
         # Parameters moved in place (``model.to(device)`` on a parameter), with their value then.
         self.moved_in_place: dict[str, Value] = {}
+        # Parameters (dicts) the function stored entries into by string key (see ``Summary.entries``).
+        self.entries_stored: set[str] = set()
         # The attributes of ``self`` the run started from (see ``seed_attributes``).
         self.seeded: dict[str, Value] = {}
         # Summary mode: the parameters, those the function moves to a device itself, and the pairs
@@ -742,6 +744,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         return Summary(
             returns=returns,
             moves=dict(self.moved_in_place),
+            entries={
+                p: held
+                for p in sorted(self.entries_stored)
+                if (held := self.state.env.get(p)) is not None and held.kind is Kind.CONTAINER and held.keys
+            },
             attributes=attributes,
             placed=placed,
             moves_itself=frozenset(self.moves_itself),
@@ -1210,6 +1217,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         elif self.state.type_tests:
             self.state.type_tests.pop(path, None)
         self.state.env[path] = value
+        self.entries_stored.discard(path)  # (a parameter rebound: the caller's dict is not this one)
         self._bind_condition(path, value_node, value)
         if value.kind in (Kind.ACCEL, Kind.INPUT) and isinstance(value_node, cst.Call) and path in self.parameters:
             base = patterns.receiver(value_node)
@@ -1247,20 +1255,37 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         path = path_of(target.value)
         if path is not None and id(target) in self.entry_stores:
             self.stored_entries[path] = value
-        container = self.state.env.get(path) if path is not None else None
-        key = patterns.subscript_key(target)
-        if container is not None and container.kind is Kind.UNKNOWN and key is not None and path is not None:
+        if path is None:
+            return
+        container = self.state.env.get(path)
+        index = patterns.subscript_index(target)  # (not ``d[a:b] = ...``)
+        if (
+            container is not None
+            and container.kind is Kind.CONTAINER
+            and container.keys
+            and isinstance(index, cst.Name)
+            and self.iterated_keys.get(index.value) == path
+        ):
+            self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
+            return
+        self.store_entry(path, patterns.subscript_key(target), value)
+
+    def store_entry(self, path: str, key: str | None, value: Value) -> None:
+        """``path[key] = value`` (``key``: a string key, or None for any other index)."""
+        container = self.state.env.get(path)
+        if key is not None and path in self.parameters and (container is None or not container.keys):
+            # ``batch["ids"] = ids.to(device)`` into a parameter: the caller's dict holds it from
+            # here (its other entries, as the caller has them, are not known here).
+            self.state.env[path] = keyed_dict([key], [value])
+            self.entries_stored.add(path)
+            return
+        if container is not None and container.kind is Kind.UNKNOWN and key is not None:
             if "." not in path and path not in self.parameters and not (self.self_name and path == self.self_name):
                 # ``state = self.state[p]; state["exp_avg"] = torch.zeros(n)``: whatever ``state``
                 # held, that key now holds this (its other keys stay unknown).
                 self.state.env[path] = keyed_dict([key], [value])
             return
         if container is None or container.kind is not Kind.CONTAINER or container.container not in ("list", "dict"):
-            return
-        assert path is not None
-        index = patterns.subscript_index(target)  # (not ``d[a:b] = ...``)
-        if isinstance(index, cst.Name) and container.keys and self.iterated_keys.get(index.value) == path:
-            self.state.env[path] = replace(container, elements=tuple(value for _ in container.elements))
             return
         self.state.env[path] = with_item(container, key, value)
 

@@ -32,6 +32,7 @@ from flake8_device.analysis.flow.values import (
     lift,
     tensorish,
     union,
+    with_item,
 )
 
 
@@ -137,7 +138,8 @@ class LocalCallsMixin(InterpreterBase):
         here = union(places) if places else None
         if bound and self.in_module_class:
             here = Value(Kind.INPUT, module=False)  # a method of this module: its state is where the inputs are
-        return _made_here(self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase), node)
+        returned = self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
+        return _made_here(returned, node) if _makes_tensors(summary.returns) else returned
 
     def _meet_arguments(
         self,
@@ -193,6 +195,21 @@ class LocalCallsMixin(InterpreterBase):
                     prefix = f"{path}."
                     for held in [p for p in self.state.env if p.startswith(prefix)]:
                         self.state.env[held] = UNKNOWN
+        for name, stored in summary.entries.items():
+            # ``_collate(batch, device)`` storing ``batch["ids"] = ids.to(device)``: the caller's dict.
+            argument = binding.get(name)
+            path = path_of(argument.value) if argument is not None else None
+            if path is None or name not in values:
+                continue
+            placed = substitute(stored, values, texts)
+            held = self.state.env.get(path)
+            if held is not None and held.kind is Kind.CONTAINER and held.keys and placed.keys:
+                for key, value in zip(placed.keys, placed.elements):
+                    held = with_item(held, key, value)
+                placed = held
+            self.state.env[path] = placed
+            if path in self.parameters:
+                self.entries_stored.add(path)
         for name, moved in summary.moves.items():
             argument = binding.get(name)
             path = path_of(argument.value) if argument is not None else None
@@ -538,6 +555,19 @@ def _made_here(value: Value, call: cst.Call) -> Value:
         lambda v: replace(v, origin=call)
         if v.kind is Kind.HOST and v.module is not True and not placeholder(v)
         else v,
+    )
+
+
+def _makes_tensors(returns: Value) -> bool:
+    """Does a summary's result hold a tensor the function makes itself (not one it computes from its
+    parameters: ``_errors(x.to(host))`` returns what its caller moved to the host, which is where
+    a finding about it belongs)?"""
+    return any(
+        any(_makes_tensors(e) for e in v.elements)
+        if v.kind is Kind.CONTAINER
+        # ("*": made there whatever it is given; converted: ``torch.as_tensor(values)`` of a list)
+        else v.converted or (v.source in (None, "*") and v.kind in (Kind.HOST, Kind.ACCEL))
+        for v in alternatives(returns)
     )
 
 

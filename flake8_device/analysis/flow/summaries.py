@@ -29,6 +29,9 @@ class Summary:
     returns: Value = UNKNOWN
     # Parameters whose value the function changed in place (moved), by name: their value at exit.
     moves: dict[str, Value] = field(default_factory=dict)
+    # Parameters (dicts) the function stores entries into by string key (``batch["ids"] = ...``,
+    # ``batch.update({"ids": ...})``): a dict of what it stored there, by parameter name.
+    entries: dict[str, Value] = field(default_factory=dict)
     # For a method: the attributes of ``self`` it sets, by attribute name, with their value at exit.
     attributes: dict[str, Value] = field(default_factory=dict)
     # For a method that moves its own instance (``self.to(device)`` in ``__init__``): where to.
