@@ -186,10 +186,28 @@ class FileContext:
                 return None
             if name in defined(loaded):
                 return loaded, name
-            source = loaded.reexported(name)
+            source = loaded.reexported(name) or self._star_source(loaded, name, defined, prefilter=prefilter)
             if source is None:
                 return None
             (level, module, name), importer = source, loaded.path
+        return None
+
+    def _star_source(
+        self,
+        loaded: ProjectModule,
+        name: str,
+        defined: Callable[[ProjectModule], frozenset[str]],
+        *,
+        prefilter: bool,
+    ) -> tuple[int, str | None, str] | None:
+        """The module ``loaded`` imports everything from (``from .mel_loss import *``) that defines
+        ``name``, as a re-export's source."""
+        for level, module in loaded.star_imports():
+            if prefilter and name not in self.project_function_names(level, module, loaded.path):
+                continue
+            star = self.project_module(level, module, importer=loaded.path)
+            if star is not None and name in defined(star):
+                return level, module, name
         return None
 
     def add_report(

@@ -129,6 +129,15 @@ class ProjectModule:
                         return statement.level, statement.module, alias.name
         return None
 
+    def star_imports(self) -> list[tuple[int, str | None]]:
+        """The modules the module's top level imports everything from (``from .mel_loss import *``
+        in a package's ``__init__.py``): each import's level and module."""
+        return [
+            (statement.level, statement.module)
+            for statement in self.tree.body
+            if isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)
+        ]
+
     @cached_property
     def facts(self) -> Any:
         """A ``FileContext`` of the whole module (the rule layer's), or None where LibCST cannot parse it."""
@@ -370,7 +379,14 @@ def _class_kind_in(
         return None
     if name not in loaded.class_names:
         source = loaded.reexported(name)
-        return None if source is None else _class_kind(modules, loaded.path, *source, looked, depth=depth + 1)
+        if source is None:
+            for level, module in loaded.star_imports():  # (``from .losses import *``)
+                star, seen = modules.load(loaded.path, level, module)
+                looked.update(seen)
+                if star is not None and name in star.class_names:
+                    return _class_kind_in(modules, star, name, looked, depth=depth + 1)
+            return None
+        return _class_kind(modules, loaded.path, *source, looked, depth=depth + 1)
     defined = loaded.symbols
     if _moves_what_it_holds(loaded.tree, name):
         return None  # (its own ``to``/``_apply`` moves what it holds: where to is not known here)

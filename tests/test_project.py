@@ -245,6 +245,65 @@ def test_an_import_of_the_package_a_file_sits_in_is_found_from_the_packages_pare
     assert run("--no-cache", "--select", "DEV204", "other/main.py", cwd=project).stdout == ""
 
 
+MEL = """\
+import torch
+
+
+class MelSpectrogram(torch.nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.register_buffer("basis", torch.ones(n, n))
+
+    def forward(self, x):
+        return x @ self.basis
+
+
+class MelLoss(torch.nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.mel = MelSpectrogram(n)
+
+    def forward(self, y_hat, y):
+        return (self.mel(y_hat) - self.mel(y)).abs().mean()
+"""
+TRAIN = """\
+import torch
+
+from pkg.losses import MelLoss
+
+
+class Trainer:
+    def __init__(self, model, criterion, device):
+        self.model, self.criterion, self.device = model, criterion, device
+
+    def step(self, x, y):
+        x, y = x.to(self.device), y.to(self.device)
+        return self.criterion["mel"](self.model(x), y)
+
+
+def main(use_mel):
+    device = torch.device("cuda")
+    criterion = {}
+    if use_mel:
+        criterion["mel"] = MelLoss()
+    trainer = Trainer(torch.nn.Linear(4, 4).to(device), criterion, device)
+    return trainer.step(torch.ones(2, 4), torch.ones(2, 4))
+"""
+
+
+def test_a_loss_class_a_package_re_exports_with_a_star_is_a_loss_built_on_the_cpu(project: Path) -> None:
+    """ParallelWaveGAN's layout: ``from .mel_loss import *`` in the package's ``__init__.py``; the
+    loss builds its buffer through a module class of its own module."""
+    write(project / "pkg" / "losses" / "__init__.py", "from .adversarial import *  # NOQA\nfrom .mel import *  # NOQA\n")
+    write(project / "pkg" / "losses" / "adversarial.py", "class AdversarialLoss:\n    pass\n")
+    write(project / "pkg" / "losses" / "mel.py", MEL)
+    write(project / "train.py", TRAIN)
+    assert _found_alike(project, "train.py", "DEV302") == [["train.py:19:28:", "DEV302"]]
+    # Moved where it is built: no finding.
+    write(project / "train.py", TRAIN.replace("MelLoss()", "MelLoss().to(device)"))
+    assert _found_alike(project, "train.py", "DEV302,DEV201") == []
+
+
 def _found_alike(project: Path, path: str, code: str) -> list[list[str]]:
     """The position and code of each ``code`` finding in ``path``, from the CLI, checked to be
     flake8's findings too."""

@@ -110,3 +110,13 @@ def test_a_real_file_is_extracted_with_the_project_modules_it_imports() -> None:
     texts = {"runner/app/utils/__init__.py": b"from .devices import get_device as device_of\n"}
     found = imported_modules(b"from .utils import device_of\n", "runner/app/audio.py", packaged, texts.__getitem__)
     assert found == ["runner/app/utils/__init__.py", "runner/app/utils/devices.py"]
+    # Also through ``from .x import *`` (the one that defines it), and for each import of the package.
+    packaged = {"losses/__init__.py", "losses/adversarial.py", "losses/mel.py"}
+    texts = {
+        "losses/__init__.py": b"from .adversarial import *\nfrom .mel import *\n",
+        "losses/adversarial.py": b"class AdversarialLoss:\n    pass\n",
+        "losses/mel.py": b"import torch\n\n\nclass MelLoss(torch.nn.Module):\n    pass\n",
+    }
+    source = b"from losses import AdversarialLoss\nfrom losses import MelLoss\n"
+    found = imported_modules(source, "train.py", packaged, texts.__getitem__)
+    assert found == ["losses/__init__.py", "losses/adversarial.py", "losses/mel.py"]

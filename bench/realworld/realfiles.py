@@ -101,11 +101,15 @@ def imported_modules(
         inside = "/".join(parts[: named[-1]]) if named else "/".join(parts)
         return list(dict.fromkeys(("/".join(parts), inside, "")))
 
-    def add(base: str, dotted: list[str]) -> None:
+    def add(base: str, dotted: list[str]) -> list[str]:
         stem = "/".join(p for p in (base, *dotted) if p)
+        added = []
         for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
-            if candidate in available and candidate != path and candidate not in found:
-                found.append(candidate)
+            if candidate in available and candidate != path:
+                added.append(candidate)
+                if candidate not in found:
+                    found.append(candidate)
+        return added
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -120,14 +124,14 @@ def imported_modules(
                 bases = ["/".join(parts[: len(parts) - (node.level - 1)])]
             else:
                 bases = ancestors(module[0]) if module else [""]
-            before = len(found)
+            modules: list[str] = []  # (this import's, found before or not)
             for base in bases:
-                add(base, module)
+                modules += add(base, module)
                 for alias in node.names:  # ``from pkg import submodule``
                     add(base, [*module, alias.name])
             if read is not None:
                 for alias in node.names:
-                    for source in _reexporting(found[before:], alias.name, available, read):
+                    for source in _reexporting(modules, alias.name, available, read):
                         if source not in found:
                             found.append(source)
     return found
@@ -143,7 +147,22 @@ def _reexporting(modules: list[str], name: str, available: set[str], read: Calla
         for statement in tree.body:
             if isinstance(statement, ast.ImportFrom) and any((a.asname or a.name) == name for a in statement.names):
                 return imported_modules(ast.unparse(statement).encode(), module, available)
+        for statement in tree.body:  # ``from .mel_loss import *``: the one of them that defines it
+            if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+                for source in imported_modules(ast.unparse(statement).encode(), module, available):
+                    if _defines(source, name, read):
+                        return [source]
     return []
+
+
+def _defines(module: str, name: str, read: Callable[[str], bytes]) -> bool:
+    """Does ``module`` define ``name`` (a function or class) at its top level?"""
+    try:
+        tree = ast.parse(read(module))
+    except (SyntaxError, ValueError, MirrorError):
+        return False
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return any(isinstance(s, kinds) and s.name == name for s in tree.body)
 
 
 def _is_pin_file(path: str) -> bool:

@@ -253,7 +253,13 @@ def builds_own_layers(tree: ast.Module, symbols: Symbols, name: str, depth: int 
             if isinstance(sub.value, ast.Name) and sub.value.id in parameters and _WRAPPED.search(sub.value.id):
                 return False  # a wrapper: where it is depends on what it is given
             if isinstance(sub.value, ast.Call):
-                builds = builds or _makes_state(symbols.qualify_dotted(ast_dotted_name(sub.value.func) or "") or "")
+                made = ast_dotted_name(sub.value.func) or ""
+                builds = (
+                    builds
+                    or _makes_state(symbols.qualify_dotted(made) or "")
+                    # (a module class of this module that builds its own: ``self.mel = MelSpectrogram()``)
+                    or ("." not in made and builds_own_layers(tree, symbols, made, depth - 1))
+                )
     return builds
 
 

@@ -156,7 +156,8 @@ class CallsMixin(InterpreterBase):
             if name in self.analysis.program.classes and self.analysis.helpers.get(name) is None:
                 return self._instantiate(node, name, arguments, module=False)
             if name[:1].isupper() and name not in self.analysis.program.classes and self.analysis.imported_layers(name):
-                return self._new_module(node, stateful=True)  # a model class of another module of the project
+                # A model (or a loss: ``MelSpectrogramLoss``) class of another module of the project.
+                return self._new_module(node, stateful=True, compares=name.endswith("Loss"))
         if LOSS_FACTORY_NAME.search(name) and not (qualified or "").startswith("torch."):
             # ``get_loss(name, weight=class_weights)``: a loss built (elsewhere) with these weights,
             # on the device it is given, or where the weights are.
