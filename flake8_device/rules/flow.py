@@ -103,6 +103,30 @@ def device_text(value: Value) -> str:
     return f"`{value.device}`"
 
 
+def _made_where_fixed(
+    rule: Rule,
+    host: Value,
+    meeting: cst.CSTNode,
+    scopes: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]],
+) -> cst.Call | None:
+    """The call that made a host value, where the fix goes: a tensor factory without ``device=`` of
+    this file, or the construction of a module never moved in the function (or the class) where
+    it meets the device value (a model a caller or a helper builds may be used elsewhere as it is:
+    there the use is what to fix)."""
+    origin = host.origin
+    if not isinstance(origin, cst.Call) or patterns.keyword(origin, "device") is not None:
+        return None
+    module = _built_and_never_moved(rule, host)
+    if not module and rule.ctx.symbols.qualify(origin.func) not in torch_api.TENSOR_FACTORIES:
+        return None
+    made, met = scopes.get(id(origin)), scopes.get(id(meeting))
+    if made is None or met is None:
+        return None  # (made in another module of the project: reported where it meets)
+    if module and not (made[1] is met[1] or (made[0] is not None and made[0] is met[0])):
+        return None
+    return origin
+
+
 class MixedDevices(Rule):
     """Host and accelerator tensors meet in one operation.
 
@@ -197,7 +221,7 @@ class MixedDevices(Rule):
                     accel = self.ctx.describe(event.accel.value.origin)
             move = event.accel.value.move or f".to({event.accel.value.device or 'device'})"
             fix = self.make_fix(host=_grouped(host), accel=_grouped(accel), move=move)
-            factory = self._factory(event.host.value, event.host.expr, scopes)
+            factory = _made_where_fixed(self, event.host.value, event.host.expr, scopes)
             if factory is not None and id(factory) in made:
                 continue
             if factory is not None:
@@ -216,27 +240,6 @@ class MixedDevices(Rule):
                 operation=operation,
                 at=Place(event.host.expr),
             )
-
-    def _factory(
-        self, host: Value, meeting: cst.CSTNode, scopes: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]]
-    ) -> cst.Call | None:
-        """The call that made the host value where the fix goes: a tensor factory without
-        ``device=``, or the construction of a module never moved in the function (or the class)
-        where it meets the device value (a model a caller or a helper builds may be used elsewhere
-        as it is: there the use is what to fix)."""
-        origin = host.origin
-        if not isinstance(origin, cst.Call) or patterns.keyword(origin, "device") is not None:
-            return None
-        module = _built_and_never_moved(self, host)
-        if not module and self.ctx.symbols.qualify(origin.func) not in torch_api.TENSOR_FACTORIES:
-            return None
-        made, met = scopes.get(id(origin)), scopes.get(id(meeting))
-        if made is None or met is None:
-            return None  # (made in another module of the project: reported where it meets)
-        if module and not (made[1] is met[1] or (made[0] is not None and made[0] is met[0])):
-            return None
-        return origin
-
 
 # A ``torch.distributions`` class built (its parameters decide where it samples): by its module, or
 # by one of the names it is usually imported as.
@@ -684,6 +687,12 @@ class ModelInputNotMoved(Rule):
         outputs = model(inputs.to(device))
     ```
 
+    Where the input is a tensor a factory of this file made without `device=`
+    in another function (state that `__init__` makes on the CPU and a later
+    method feeds to the model), the finding is reported at that factory, the
+    line a fix changes, and the message names the line of the call; state fed
+    to the model in several places is one finding.
+
     ## Fix safety
     Safe for an argument known to be a tensor (used like one, or given to a
     `torch.nn` layer or to a model whose `forward` uses its input like one):
@@ -692,15 +701,16 @@ class ModelInputNotMoved(Rule):
     copied onto token ids), for this call. It is shown but not applied for
     whole batches (tuples, dicts, `**batch`), for arguments not known to be
     tensors (strings a model tokenises itself), and where the device name was
-    rebound since the model's move.
+    rebound since the model's move. Reported at the factory, the fix is shown
+    only: the model's device is named in another function.
     """
 
     code = "DEV204"
     uses_flow = True
     name = "model-input-not-moved"
-    message = "`{argument}` is on the CPU but `{model}` is on {device}"
+    message = "`{argument}` is on the CPU but `{model}` is on {device}{at}"
     # Said only where the analysis knows the input comes from a data loader (the report's ``loader``).
-    loader_message = "`{argument}` comes from the data loader `{loader}` on the CPU but `{model}` is on {device}"
+    loader_message = "`{argument}` comes from the data loader `{loader}` on the CPU but `{model}` is on {device}{at}"
     fix_title = "Move the input: `{argument}{move}`"
     fix_safety = FixSafety.SAFE
     markers = (marker.HOST_SOURCE,)
@@ -711,22 +721,51 @@ class ModelInputNotMoved(Rule):
         return (cls.loader_message if fields.get("loader") else cls.message).format(**fields)
 
     def visit_Module(self, node: cst.Module) -> None:
-        for event in self.ctx.flow.events_of(events.InputNotMoved):
+        found = self.ctx.flow.events_of(events.InputNotMoved)
+        places = [n for e in found for n in (e.argument.value.origin, e.argument.expr) if n is not None]
+        scopes = _scopes_of(node, tuple(places))
+        made: set[int] = set()  # the factories reported (one finding each, wherever their tensors go)
+        for event in found:
             argument = self.ctx.describe(event.argument.expr)
             model = self.ctx.describe(event.model.expr)
             fix = self._fix(event, argument) if event.model.value.move is not None else None
             origin = event.argument.value.origin
+            factory = self._state_factory(event, scopes)
+            if factory is not None:
+                if id(factory) in made:
+                    continue
+                made.add(id(factory))
+                fix = Fix(
+                    title=f"Create it where `{model}` is (`device=`)",
+                    safety=FixSafety.DISPLAY_ONLY,
+                    edits=(),
+                    reason="the model's device is named where they meet, in another function",
+                )
             # As in `describe_host`: a host value whose origin is not a call came from a data loader.
             from_loader = origin is not None and not isinstance(origin, cst.Call)
             self.report(
-                event.argument.expr,
+                event.argument.expr if factory is None else factory.func,
                 fix=fix,
                 related=[(event.model.value.origin, f"`{model}` is placed on {device_text(event.model.value)} here")],
                 argument=argument,
                 model=model,
                 device=device_text(event.model.value),
                 loader=self.ctx.describe(origin) if from_loader and origin is not None else None,
+                at=Place(event.argument.expr),
             )
+
+    def _state_factory(
+        self,
+        event: events.InputNotMoved,
+        scopes: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]],
+    ) -> cst.Call | None:
+        """The factory without ``device=`` that made the input in another function of this file
+        (state an ``__init__`` makes on the CPU and a later method feeds to the model): where the
+        fix goes.  (Made in the function that feeds it, moving the input there is the fix.)"""
+        factory = _made_where_fixed(self, event.argument.value, event.argument.expr, scopes)
+        if factory is None or scopes[id(factory)][1] is scopes[id(event.argument.expr)][1]:
+            return None
+        return factory
 
     def _fix(self, event: events.InputNotMoved, argument: str) -> Fix:
         """The input moved to the model's device (its dtype is the input's own business), where it
