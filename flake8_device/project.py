@@ -36,9 +36,11 @@ from flake8_device.analysis.symbols import PLAIN_BASES, Symbols
 from flake8_device.configuration.analysis import AnalysisConfig
 from flake8_device.source import LineIndex
 
-# At most this many modules are kept per process (the least recently used go first), and a
-# module over this size is not read.
-MAX_MODULES = 32
+# At most this many modules are kept per process (the least recently used go first), of which at
+# most ``MAX_PARSED`` keep their LibCST parse (the others only their ``ast``); a module over this
+# size is not read.
+MAX_MODULES = 128
+MAX_PARSED = 32
 MAX_BYTES = 512_000
 # What the analyses derive from the modules (their summaries) is kept for the process apart from
 # the modules, at most this many entries: a module dropped from the parsed ones above is not
@@ -104,6 +106,14 @@ class ProjectModule:
     def add_reads(self, reads: dict[str, FileState]) -> None:
         self.stored_reads.update(reads)
 
+    def drop_parse(self) -> None:
+        """Forget the LibCST parse and what the analyses keep with it, remembering the files it
+        read (the summaries made from it are kept by the loader)."""
+        facts = self.__dict__.pop("facts", None)
+        if facts is not None:
+            self.stored_reads.update(files_read(facts))
+        self.derived.clear()
+
     @cached_property
     def function_names(self) -> frozenset[str]:
         """The functions defined at the module's top level."""
@@ -147,6 +157,7 @@ class ProjectModule:
             module = cst.parse_module(self.text)
         except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
             return None
+        self.loader.parsed(self)
         return FileContext(
             module=module,
             symbols=self.symbols,
@@ -181,6 +192,17 @@ class ProjectModules:
     _loaded: OrderedDict[str, tuple[FileState, ProjectModule | None]] = field(default_factory=OrderedDict)
     _names: dict[str, tuple[FileState, frozenset[str]]] = field(default_factory=dict)
     _kept: OrderedDict[tuple[str, ...], dict[str, Any]] = field(default_factory=OrderedDict)
+    # The modules holding a LibCST parse, the least recently used first.
+    _parsed: OrderedDict[str, ProjectModule] = field(default_factory=OrderedDict)
+
+    def parsed(self, module: ProjectModule) -> None:
+        """``module`` was parsed with LibCST: the least recently used parse beyond ``MAX_PARSED``
+        is dropped (what was derived from it is kept: see ``kept``; a later need parses again)."""
+        self._parsed[module.path] = module
+        self._parsed.move_to_end(module.path)
+        while len(self._parsed) > MAX_PARSED:
+            _, oldest = self._parsed.popitem(last=False)
+            oldest.drop_parse()
 
     def kept(self, parts: tuple[str, ...]) -> dict[str, Any] | None:
         """What an analysis derived from a module before and kept under ``parts`` (its own name for
@@ -269,6 +291,8 @@ class ProjectModules:
         known = self._loaded.get(path)
         if known is not None and known[0] == state and (known[1] is None or _unchanged(known[1])):
             self._loaded.move_to_end(path)
+            if path in self._parsed and self._parsed[path] is known[1]:
+                self._parsed.move_to_end(path)
             return known[1]
         loaded = self._parse(path) if state is not None and state[0] <= MAX_BYTES else None
         self._loaded[path] = (state, loaded)

@@ -414,6 +414,7 @@ def test_a_module_dropped_from_the_parsed_ones_is_not_parsed_again_for_its_summa
     import flake8_device.project as project_modules
 
     monkeypatch.setattr(project_modules, "MAX_MODULES", 1)
+    monkeypatch.setattr(project_modules, "MAX_PARSED", 1)
     write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
     other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
     script = str(project / "script.py")
@@ -427,6 +428,28 @@ def test_a_module_dropped_from_the_parsed_ones_is_not_parsed_again_for_its_summa
     assert _parsed_modules(engine) == []  # its summary was kept for the process
     assert [v.code for v in again.violations] == ["DEV204"] * 2
     assert again.violations == first.violations
+
+
+def test_a_module_kept_without_its_parse_is_not_read_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flake8_device.project as project_modules
+
+    monkeypatch.setattr(project_modules, "MAX_PARSED", 1)
+    write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
+    other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
+    script = str(project / "script.py")
+    engine = _engine(None)
+    first = engine.lint(ABSOLUTE, path=script)
+    engine.lint(other, path=str(project / "other_script.py"))
+    assert _parsed_modules(engine) == ["other.py"]  # (one parse kept: the latest)
+    kept = {Path(m.path).name: m for _, m in engine.project._loaded.values() if m}
+    assert sorted(kept) == ["helpers.py", "other.py"]
+    again = engine.lint(ABSOLUTE, path=script)
+    assert {Path(m.path).name: m for _, m in engine.project._loaded.values() if m}["helpers.py"] is kept["helpers.py"]
+    assert _parsed_modules(engine) == ["other.py"]  # its summary was kept: no parse
+    assert again.violations == first.violations
+    # A change to the module is still seen.
+    write(project / "pkg" / "helpers.py", HELPERS.replace("torch.ones(n, n)", 'torch.ones(n, n, device="cuda")'))
+    assert engine.lint(ABSOLUTE, path=script).violations == []
 
 
 def test_a_later_process_reads_summaries_back_instead_of_parsing_the_module(
