@@ -7,14 +7,15 @@ would find it from the checked file (relative imports from its package, absolute
 directory or the project's root: the nearest folder above holding ``.git``, ``.hg``,
 ``pyproject.toml``, ``setup.cfg`` or ``setup.py``) and never outside the project; anything
 else (an installed package, a file too large, one that does not parse) is not read.  A name
-that a package re-exports is followed one step to the module that defines it
-(``FileContext.project_function``).
+that a package re-exports (``from .utils import get_device``, or ``from .losses import *``) is
+followed one step to the module that defines it (``FileContext.project_function``).
 
-A module is parsed once per process and kept while its file and the project files it read in
-turn are unchanged (size and time); so are the summaries of its functions, each made once, on
-demand, and paid for by every checked file that calls it (its steps are spent from that file's
-budget, so that a file's findings never depend on the files checked before it: see
-``ModuleSummaries`` in the device flow).  Every lint says which modules it read and which
+A module is read once per process and kept while its file and the project files it read in
+turn are unchanged (size and time): its ``ast`` for the 128 most recently used, its LibCST parse
+(made only where a summary is needed) for the 32 most recently used; the summaries of its
+functions, each made once, on demand, are kept apart from both, and paid for by every checked
+file that calls it (its steps are spent from that file's budget, so that a file's findings never
+depend on the files checked before it: see ``ModuleSummaries`` in the device flow).  Every lint says which modules it read and which
 candidates were absent (``reads``), so the CLI's cache can tell when an import changes what a
 file's findings would be.
 """

@@ -101,6 +101,21 @@ def test_a_finding_where_the_fix_goes_names_where_the_values_meet() -> None:
     assert "(line" not in message and places == []
 
 
+def test_state_fed_to_a_moved_model_is_reported_where_it_is_made() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Agent:\n    def __init__(self, device):\n"
+        "        self.device = device\n        self.model = nn.GRUCell(4, 4).to(device)\n"
+        "        self.memory = torch.zeros(2, 4)\n\n    def act(self, obs):\n"
+        "        return self.model(obs.to(self.device), self.memory)\n"
+    )
+    ((line, message, places),) = related("DEV204", source)
+    assert line == 9 and message == "`self.memory` is on the CPU but `self.model` is on `device` (line 12)"
+    assert [(place[0], place[2]) for place in places] == [
+        (8, "`self.model` is placed on `device` here"),
+        (12, "`self.memory` is given to `self.model` here"),
+    ]
+
+
 def test_a_late_attach_names_the_move_it_comes_after() -> None:
     source = (
         "import torch\nfrom torch import nn\n\n\ndef main(device):\n    model = nn.Linear(4, 4)\n"

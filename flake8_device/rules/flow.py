@@ -368,7 +368,7 @@ class TensorCreatedWithoutDevice(Rule):
                 )
                 self._report(factory, event, fix, distribution=True)
                 continue
-            if device is not None and self._names_the_cpu(device.value, event.function):
+            if device is not None and self._cpu_named_in(device.value, event.function):
                 continue  # an explicit `device="cpu"` is a decision, not an oversight
             if qualified in torch_api.TENSOR_FACTORIES:
                 fix = self._fix(factory, qualified, event)
@@ -448,7 +448,7 @@ class TensorCreatedWithoutDevice(Rule):
             **fields,
         )
 
-    def _names_the_cpu(self, node: cst.BaseExpression, function: cst.FunctionDef | None) -> bool:
+    def _cpu_named_in(self, node: cst.BaseExpression, function: cst.FunctionDef | None) -> bool:
         """``"cpu"``, ``torch.device("cpu")``, or a name of ``function`` bound once, to one of them
         (``host = torch.device("cpu")``)."""
         if _names_the_cpu(node):
@@ -743,10 +743,13 @@ class ModelInputNotMoved(Rule):
                 )
             # As in `describe_host`: a host value whose origin is not a call came from a data loader.
             from_loader = origin is not None and not isinstance(origin, cst.Call)
+            related = [(event.model.value.origin, f"`{model}` is placed on {device_text(event.model.value)} here")]
+            if factory is not None:
+                related.append((event.argument.expr, f"`{argument}` is given to `{model}` here"))
             self.report(
                 event.argument.expr if factory is None else factory.func,
                 fix=fix,
-                related=[(event.model.value.origin, f"`{model}` is placed on {device_text(event.model.value)} here")],
+                related=related,
                 argument=argument,
                 model=model,
                 device=device_text(event.model.value),

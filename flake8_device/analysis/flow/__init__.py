@@ -645,9 +645,10 @@ class ModuleSummaries:
         return summary
 
     def _entry_parts(self, name: str) -> tuple[str, ...]:
+        """What names the summary of ``name`` among what the loader keeps (see ``ProjectModules.kept``)."""
         config = self.module.config
-        parts = (",".join(sorted(config.move_functions)), repr(config.versions), self.module.path, self.key, name)
-        return ("summary", *parts)
+        moves = ",".join(sorted(config.move_functions))
+        return ("summary", moves, repr(config.versions), self.module.path, self.key, name)
 
     def _read(self, name: str) -> cst.FunctionDef | None:
         """The function ``name`` and its summary, from the store (None where it holds neither)."""
