@@ -15,9 +15,9 @@ turn are unchanged (size and time): its ``ast`` for the 128 most recently used, 
 (made only where a summary is needed) for the 32 most recently used; the summaries of its
 functions, each made once, on demand, are kept apart from both, and paid for by every checked
 file that calls it (its steps are spent from that file's budget, so that a file's findings never
-depend on the files checked before it: see ``ModuleSummaries`` in the device flow).  Every lint says which modules it read and which
-candidates were absent (``reads``), so the CLI's cache can tell when an import changes what a
-file's findings would be.
+depend on the files checked before it: see ``ModuleSummaries`` in the device flow).  Every lint
+says which modules it read and which candidates were absent (``reads``), so the CLI's cache can
+tell when an import changes what a file's findings would be.
 """
 
 from __future__ import annotations
