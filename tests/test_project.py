@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -408,6 +409,22 @@ def _parsed_modules(engine: Engine) -> list[str]:
     return sorted(Path(m.path).name for _, m in engine.project._loaded.values() if m and "facts" in m.__dict__)
 
 
+def _helpers_then_other(project: Path) -> tuple[Engine, list[Any], str]:
+    """An engine that linted ``script.py`` (which calls ``pkg.helpers``), then a script calling
+    ``pkg.other``; the findings of the first, and its path."""
+    write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
+    other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
+    script = str(project / "script.py")
+    engine = _engine(None)
+    first = engine.lint(ABSOLUTE, path=script).violations
+    engine.lint(other, path=str(project / "other_script.py"))
+    return engine, first, script
+
+
+def _kept_modules(engine: Engine) -> dict[str, Any]:
+    return {Path(m.path).name: m for _, m in engine.project._loaded.values() if m}
+
+
 def test_a_module_dropped_from_the_parsed_ones_is_not_parsed_again_for_its_summaries(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -415,38 +432,27 @@ def test_a_module_dropped_from_the_parsed_ones_is_not_parsed_again_for_its_summa
 
     monkeypatch.setattr(project_modules, "MAX_MODULES", 1)
     monkeypatch.setattr(project_modules, "MAX_PARSED", 1)
-    write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
-    other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
-    script = str(project / "script.py")
-    engine = _engine(None)
-    first = engine.lint(ABSOLUTE, path=script)
-    assert _parsed_modules(engine) == ["helpers.py"]
-    engine.lint(other, path=str(project / "other_script.py"))  # (``pkg.other`` takes the one place)
-    assert _parsed_modules(engine) == ["other.py"]
+    engine, first, script = _helpers_then_other(project)
+    assert _parsed_modules(engine) == ["other.py"]  # (``pkg.other`` took the one place)
     again = engine.lint(ABSOLUTE, path=script)
-    assert [Path(m.path).name for _, m in engine.project._loaded.values() if m] == ["helpers.py"]
+    assert list(_kept_modules(engine)) == ["helpers.py"]
     assert _parsed_modules(engine) == []  # its summary was kept for the process
     assert [v.code for v in again.violations] == ["DEV204"] * 2
-    assert again.violations == first.violations
+    assert again.violations == first
 
 
 def test_a_module_kept_without_its_parse_is_not_read_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import flake8_device.project as project_modules
 
     monkeypatch.setattr(project_modules, "MAX_PARSED", 1)
-    write(project / "pkg" / "other.py", HELPERS.replace("make_mask", "other_mask"))
-    other = ABSOLUTE.replace("helpers", "other").replace("make_mask", "other_mask")
-    script = str(project / "script.py")
-    engine = _engine(None)
-    first = engine.lint(ABSOLUTE, path=script)
-    engine.lint(other, path=str(project / "other_script.py"))
+    engine, first, script = _helpers_then_other(project)
     assert _parsed_modules(engine) == ["other.py"]  # (one parse kept: the latest)
-    kept = {Path(m.path).name: m for _, m in engine.project._loaded.values() if m}
+    kept = _kept_modules(engine)
     assert sorted(kept) == ["helpers.py", "other.py"]
     again = engine.lint(ABSOLUTE, path=script)
-    assert {Path(m.path).name: m for _, m in engine.project._loaded.values() if m}["helpers.py"] is kept["helpers.py"]
+    assert _kept_modules(engine)["helpers.py"] is kept["helpers.py"]
     assert _parsed_modules(engine) == ["other.py"]  # its summary was kept: no parse
-    assert again.violations == first.violations
+    assert again.violations == first
     # A change to the module is still seen.
     write(project / "pkg" / "helpers.py", HELPERS.replace("torch.ones(n, n)", 'torch.ones(n, n, device="cuda")'))
     assert engine.lint(ABSOLUTE, path=script).violations == []
