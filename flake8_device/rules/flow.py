@@ -21,6 +21,7 @@ from flake8_device.analysis.types import Evidence
 from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode, SwapStatements
 from flake8_device.rule import Rule
+from flake8_device.walk import children
 
 if TYPE_CHECKING:
     from flake8_device.context import FileContext
@@ -55,31 +56,20 @@ def _built_and_never_moved(rule: Rule, value: Value) -> bool:
 def _scopes_of(
     module: cst.Module, nodes: tuple[cst.CSTNode, ...]
 ) -> dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]]:
-    """The innermost class and function holding each of ``nodes`` (by id; absent: not in ``module``)."""
+    """The innermost class and function holding each of ``nodes`` (by id; absent: not in ``module``).
+    (A walk with a stack of its own: a file nested deeper than Python's recursion limit is walked too.)"""
     wanted = {id(n) for n in nodes}
     found: dict[int, tuple[cst.ClassDef | None, cst.FunctionDef | None]] = {}
-    if not wanted:
-        return found
-    classes: list[cst.ClassDef | None] = [None]
-    functions: list[cst.FunctionDef | None] = [None]
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if id(node) in wanted:
-                found[id(node)] = (classes[-1], functions[-1])
-            if isinstance(node, cst.ClassDef):
-                classes.append(node)
-            elif isinstance(node, cst.FunctionDef):
-                functions.append(node)
-            return len(found) < len(wanted)
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            if isinstance(original_node, cst.ClassDef):
-                classes.pop()
-            elif isinstance(original_node, cst.FunctionDef):
-                functions.pop()
-
-    module.visit(Walk())
+    todo: list[tuple[cst.CSTNode, cst.ClassDef | None, cst.FunctionDef | None]] = [(module, None, None)]
+    while todo and len(found) < len(wanted):
+        node, owner, function = todo.pop()
+        if id(node) in wanted:
+            found[id(node)] = (owner, function)
+        if isinstance(node, cst.ClassDef):
+            owner = node
+        elif isinstance(node, cst.FunctionDef):
+            function = node
+        todo.extend((child, owner, function) for child in reversed(children(node)))
     return found
 
 
@@ -240,6 +230,7 @@ class MixedDevices(Rule):
                 operation=operation,
                 at=Place(event.host.expr),
             )
+
 
 # A ``torch.distributions`` class built (its parameters decide where it samples): by its module, or
 # by one of the names it is usually imported as.
