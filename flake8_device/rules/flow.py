@@ -15,6 +15,7 @@ from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import cuda_guards, patterns, torch_api
 from flake8_device.analysis.flow import Kind, Value, events, tensor_inputs
+from flake8_device.analysis.flow.syntax import target_paths
 from flake8_device.analysis.flow.knowledge import names_cpu
 from flake8_device.analysis.symbols import dotted_name
 from flake8_device.analysis.types import Evidence
@@ -450,7 +451,10 @@ class TensorCreatedWithoutDevice(Rule):
             n.value
             for n in self.ctx.scope_nodes(function)
             if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))
-            and any(isinstance(t, cst.Name) and t.value == node.value for t in _bound_targets(n))
+            and any(
+                node.value in target_paths(target)
+                for target in ([t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target])
+            )
         ]
         parameters = function.params
         named = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
@@ -523,19 +527,6 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Call) and node.args:
         node = node.args[0].value
     return names_cpu(patterns.string_value(node))
-
-
-def _bound_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    """The names and tuples an assignment binds, tuples opened (``a, b = ...``)."""
-    found = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-    opened: list[cst.BaseExpression] = []
-    while found:
-        target = found.pop()
-        if isinstance(target, (cst.Tuple, cst.List)):
-            found.extend(e.value for e in target.elements)
-        else:
-            opened.append(target)
-    return opened
 
 
 def _first_tensor_input(function: cst.FunctionDef | None, rule: Rule) -> str | None:
@@ -719,19 +710,20 @@ class ModelInputNotMoved(Rule):
         for event in found:
             argument = self.ctx.describe(event.argument.expr)
             model = self.ctx.describe(event.model.expr)
-            fix = self._fix(event, argument) if event.model.value.move is not None else None
             origin = event.argument.value.origin
             factory = self._state_factory(event, scopes)
             if factory is not None:
                 if id(factory) in made:
                     continue
                 made.add(id(factory))
-                fix = Fix(
+                fix: Fix | None = Fix(
                     title=f"Create it where `{model}` is (`device=`)",
                     safety=FixSafety.DISPLAY_ONLY,
                     edits=(),
                     reason="the model's device is named where they meet, in another function",
                 )
+            else:
+                fix = self._fix(event, argument) if event.model.value.move is not None else None
             # As in `describe_host`: a host value whose origin is not a call came from a data loader.
             from_loader = origin is not None and not isinstance(origin, cst.Call)
             related = [(event.model.value.origin, f"`{model}` is placed on {device_text(event.model.value)} here")]

@@ -186,7 +186,8 @@ class LocalCallsMixin(InterpreterBase):
         values: dict[str, Value],
         texts: dict[str, str],
     ) -> None:
-        """The arguments the callee moves in place (``def place(model, dev): model.to(dev)``)."""
+        """The arguments the callee changes in place: moves (``def place(model, dev): model.to(dev)``)
+        and entries it stores into a dict (``batch["ids"] = ids.to(dev)``)."""
         if summary.moves_unseen:
             # ``_move_all(self, device)``: what the objects it is given hold may have moved.
             for argument in binding.values():
