@@ -234,27 +234,7 @@ class ProjectModules:
 
     def candidates(self, importer: str, level: int, module: str | None) -> list[str]:
         """Where Python would look for the module, from the file ``importer``, inside its project."""
-        importer = os.path.abspath(importer)
-        root = project_root(importer)
-        parts = module.split(".") if module else []
-        if level > 0:
-            base = os.path.dirname(importer)
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            bases = [base]
-        else:
-            package = _package_base(importer, parts[0], root) if parts else root
-            bases = list(dict.fromkeys((os.path.dirname(importer), package, root)))
-        found = []
-        for base in bases:
-            target = os.path.join(base, *parts)
-            for path in (target + ".py", os.path.join(target, "__init__.py")) if parts else (
-                os.path.join(target, "__init__.py"),
-            ):
-                inside = os.path.commonpath([root, os.path.abspath(path)]) == root
-                if inside and os.path.abspath(path) != importer:
-                    found.append(os.path.abspath(path))
-        return found
+        return list(_candidates(os.path.abspath(importer), level, module))
 
     def load(
         self, importer: str, level: int, module: str | None
@@ -310,6 +290,32 @@ class ProjectModules:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         return ProjectModule(path, text, tree, self)
+
+
+@functools.lru_cache(maxsize=4096)
+def _candidates(importer: str, level: int, module: str | None) -> tuple[str, ...]:
+    """``ProjectModules.candidates`` for an absolute ``importer``: paths only (each lookup reads the
+    files' states afresh), so kept for the process."""
+    root = project_root(importer)
+    parts = module.split(".") if module else []
+    if level > 0:
+        base = os.path.dirname(importer)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        bases = [base]
+    else:
+        package = _package_base(importer, parts[0], root) if parts else root
+        bases = list(dict.fromkeys((os.path.dirname(importer), package, root)))
+    found = []
+    for base in bases:
+        target = os.path.join(base, *parts)
+        for path in (target + ".py", os.path.join(target, "__init__.py")) if parts else (
+            os.path.join(target, "__init__.py"),
+        ):
+            inside = os.path.commonpath([root, os.path.abspath(path)]) == root
+            if inside and os.path.abspath(path) != importer:
+                found.append(os.path.abspath(path))
+    return tuple(found)
 
 
 def _read_text(path: str) -> str | None:

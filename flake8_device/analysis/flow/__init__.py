@@ -139,7 +139,7 @@ class FlowAnalysis:
     def call_sites(self) -> CallSites | None:
         """Where the whole file calls each of its functions (None without the file's ``ast``)."""
         tree = self.ctx.tree
-        return None if tree is None else CallSites(tree)
+        return None if tree is None else self.program.call_sites(tree)
 
     @cached_property
     def helpers(self) -> HelperClasses:

@@ -31,11 +31,11 @@ from flake8_device.analysis.flow.knowledge import (
 from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
-    alternatives,
     UNKNOWN,
     Kind,
     OptimizerState,
     Value,
+    alternatives,
     carries_tensor,
     choices_of,
     common_device,
@@ -46,6 +46,7 @@ from flake8_device.analysis.flow.values import (
     item_at,
     leaves,
     lift,
+    neutral_constant,
     tensorish,
     union,
 )
@@ -757,7 +758,7 @@ class CallsMixin(InterpreterBase):
             # ``torch.device("cpu")`` bound to a name reads like the string itself (``x.to(device)``).
             first = patterns.positional(node, 0)
             literal = patterns.string_value(first.value) if first is not None and len(node.args) == 1 else None
-            return replace(NEUTRAL, constant=literal) if literal is not None else NEUTRAL
+            return neutral_constant(literal)
         if qualified.startswith("torch.distributions.") and qualified.rsplit(".", 1)[-1][:1].isupper():
             return self._new_distribution(node, arguments)
         if qualified.startswith(TRANSFORM_MODULES) and qualified.rsplit(".", 1)[-1][:1].isupper():

@@ -86,6 +86,7 @@ from flake8_device.analysis.flow.values import (
     leaves,
     lift,
     negate,
+    neutral_constant,
     placement_of,
     tensorish,
     union,
@@ -280,6 +281,16 @@ def _registered_submodule(value: Value) -> Value:
     if value.module is True and value.container is None:
         return Value(Kind.INPUT, module=True, stateful=value.stateful, class_name=value.class_name)
     return value
+
+
+def _has_flag_default(function: cst.FunctionDef) -> bool:
+    """Does a parameter of ``function`` default to ``True`` or ``False`` (what ``CallSites.constant_flags``
+    looks for: without one, the file's calls need not be walked)?"""
+    params = function.params
+    return any(
+        isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
 
 
 def _private(function: cst.FunctionDef) -> bool:
@@ -720,7 +731,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             if name in flags:
                 # ``zero_triu=False`` that every call of the file leaves alone: its branches that
                 # need it True are no path of any call.
-                self.state.env[name] = replace(NEUTRAL, constant=flags[name])
+                self.state.env[name] = neutral_constant(flags[name])
                 continue
             if name in numbers:
                 # ``scale_factor: int``: a number whatever the call gives (a 0-dim tensor times it
@@ -967,7 +978,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _fixed_flags(self) -> dict[str, str]:
         """In a summary: the flags of a private function that every call of the file leaves at one
         constant (see ``CallSites.constant_flags``)."""
-        if self.function is None or not _private(self.function):
+        if self.function is None or not _private(self.function) or not _has_flag_default(self.function):
             return {}
         sites = self.analysis.call_sites
         return {} if sites is None else sites.constant_flags(self.function, method=self.owner is not None)
@@ -1566,12 +1577,15 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         budget.left -= 1
         if budget.left < 0:
             budget.exhausted()
-        if isinstance(node, cst.Name):
-            return self._name(node)
-        if isinstance(node, cst.Attribute):
-            return self._attribute(node)
-        if isinstance(node, cst.Call):
-            return self._call(node)
+        # (The commonest kinds by their exact type first: ``isinstance`` of a LibCST class that
+        # does not match goes through ``ABCMeta``, and this runs at every subexpression.)
+        kind = type(node)
+        if kind is cst.Name:
+            return self._name(node)  # type: ignore[arg-type]
+        if kind is cst.Attribute:
+            return self._attribute(node)  # type: ignore[arg-type]
+        if kind is cst.Call:
+            return self._call(node)  # type: ignore[arg-type]
         if isinstance(node, cst.BinaryOperation):
             left = self._eval(node.left)
             right = self._eval(node.right)
@@ -1595,7 +1609,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return NEUTRAL
         if isinstance(node, cst.SimpleString):
-            return replace(NEUTRAL, constant=patterns.string_value(node))
+            return neutral_constant(patterns.string_value(node))
         if isinstance(node, cst.FormattedString):
             for part in node.parts:
                 if isinstance(part, cst.FormattedStringExpression):
@@ -1767,9 +1781,9 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         if value is not None:
             return value
         if node.value == "None":
-            return replace(NEUTRAL, constant="None")
+            return neutral_constant("None")
         if node.value in ("True", "False"):
-            return replace(NEUTRAL, constant=node.value)  # a flag a later join may tell paths apart by
+            return neutral_constant(node.value)  # a flag a later join may tell paths apart by
         if node.value in OPTIMIZER_CLASS_NAMES:
             return self._optimizer_class(node)
         return UNKNOWN
@@ -1779,7 +1793,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         qualified = self.symbols.qualify(node)
         if qualified is None or not torch_api.is_optimizer_class(qualified):
             return UNKNOWN
-        return replace(NEUTRAL, constant=OPTIMIZER_CLASS_PREFIX + qualified)
+        return neutral_constant(OPTIMIZER_CLASS_PREFIX + qualified)
 
     def _attribute(self, node: cst.Attribute, base: Value | None = None) -> Value:
         """``node``'s value; ``base``: the value of ``node.value`` where the caller already has it

@@ -21,15 +21,16 @@ from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, s
 from flake8_device.analysis.flow.syntax import block_of, is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
-    bounded,
-    constant_everywhere,
-    container_of,
     UNKNOWN,
     Kind,
     Value,
     alternatives,
+    bounded,
+    constant_everywhere,
+    container_of,
     leaves,
     lift,
+    neutral_constant,
     tensorish,
     union,
     with_item,
@@ -580,9 +581,9 @@ def placeholder(value: Value) -> bool:
 def _literal(node: cst.BaseExpression) -> Value | None:
     """A parameter's default written as a literal (None, a string, a number)."""
     if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
-        return replace(NEUTRAL, constant=node.value)  # (as the interpreter reads them written in a call)
+        return neutral_constant(node.value)  # (as the interpreter reads them written in a call)
     if isinstance(node, cst.SimpleString):
-        return replace(NEUTRAL, constant=patterns.string_value(node))
+        return neutral_constant(patterns.string_value(node))
     if isinstance(node, (cst.Integer, cst.Float)):
         return NEUTRAL
     return None

@@ -41,6 +41,7 @@ class Program:
         self._device_properties: dict[str, str | None] = {}
         self._copies: dict[cst.FunctionDef, dict[str, str]] = {}
         self._rewires: dict[cst.FunctionDef, bool] = {}
+        self._call_sites: CallSites | None = None
         for statement in _definitions(module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.functions.setdefault(statement.name.value, statement)
@@ -51,6 +52,14 @@ class Program:
                         entry.methods.setdefault(member.name.value, member)
                         self._owners[member] = entry
                 self.classes.setdefault(statement.name.value, entry)
+
+    def call_sites(self, tree: ast.Module) -> CallSites:
+        """Where ``tree`` (the whole file this program was parsed from) calls each function: walked
+        once per program, shared by every analysis of the module (a module another file imports
+        has one analysis per summary)."""
+        if self._call_sites is None:
+            self._call_sites = CallSites(tree)
+        return self._call_sites
 
     def owner(self, function: cst.FunctionDef) -> ClassEntry | None:
         return self._owners.get(function)

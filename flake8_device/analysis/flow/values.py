@@ -22,6 +22,7 @@ A value's place is one of:
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -143,6 +144,13 @@ class Value:
 
 UNKNOWN = Value()
 NEUTRAL = Value(Kind.NEUTRAL, module=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def neutral_constant(text: str | None) -> Value:
+    """A constant that is not a tensor (a device string, a flag, ``None``) as a value: one shared
+    (frozen) value per text, since constants are evaluated at every mention."""
+    return NEUTRAL if text is None else Value(Kind.NEUTRAL, module=False, constant=text)
 
 
 # More alternatives than this are not tracked: the value becomes unknown.
