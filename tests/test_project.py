@@ -305,6 +305,91 @@ def test_a_loss_class_a_package_re_exports_with_a_star_is_a_loss_built_on_the_cp
     assert _found_alike(project, "train.py", "DEV302,DEV201") == []
 
 
+LAYERS = """\
+import torch
+from torch import nn
+
+
+class Counted(nn.Module):
+    \"\"\"Uses ``count`` only to choose a path: it never meets the weights.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, count):
+        if count.max() == 0:
+            return self.fc(x)
+        return self.fc(x) * 2
+
+
+class Scaled(nn.Module):
+    \"\"\"Multiplies its output by ``scale``: the two meet.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, scale):
+        return self.fc(x) * scale
+
+
+class Outer(nn.Module):
+    \"\"\"Hands ``count`` to a layer of its own module that only counts it.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Counted()
+
+    def forward(self, x, count):
+        return self.inner(x, count)
+"""
+SEPARATOR = """\
+import torch
+from torch import nn
+
+from pkg import layers
+from pkg.layers import Counted, Outer, Scaled
+
+
+class Separator(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        Layer = Counted if kind == "counted" else Outer
+        self.layer = Layer()
+        self.dotted = layers.Counted()
+        self.scaled = Scaled()
+
+    def forward(self, x):
+        count = torch.zeros(1)
+        return self.layer(x, count) + self.dotted(x, count) + self.scaled(x, torch.ones(1, 4))
+
+
+def main():
+    model = Separator("counted").cuda()
+    return model(torch.ones(2, 4).cuda())
+"""
+
+
+def test_a_layer_of_a_project_class_meets_only_the_arguments_its_forward_uses(project: Path) -> None:
+    """espnet's FaSNet separator: a CPU count handed to layers whose ``forward`` (in another module,
+    through a layer of that module, or chosen by a local of ``__init__``) only tests it meets
+    nothing; a CPU tensor that a layer's ``forward`` multiplies with its output is still found."""
+    write(project / "pkg" / "layers.py", LAYERS)
+    write(project / "pkg" / "separator.py", SEPARATOR)
+    assert _found_alike(project, "pkg/separator.py", "DEV202") == [["pkg/separator.py:18:78:", "DEV202"]]
+    # The summaries of the methods, kept in the cache and read back by a later run (of the file
+    # changed, so that its own findings are not simply read back), say the same.
+    cold = run("--select", "DEV202", "pkg/separator.py", cwd=project).stdout
+    write(project / "pkg" / "separator.py", SEPARATOR + "# changed\n")
+    assert run("--select", "DEV202", "pkg/separator.py", cwd=project).stdout == cold
+    assert cold.count("DEV202") == 1
+    # A layer whose forward multiplies by the count: the count made on the CPU is found there too.
+    write(project / "pkg" / "layers.py", LAYERS.replace("if count.max() == 0:", "if (x * count).max() == 0:"))
+    found = _found_alike(project, "pkg/separator.py", "DEV202")
+    assert ["pkg/separator.py:17:17:", "DEV202"] in found
+
+
 def _found_alike(project: Path, path: str, code: str) -> list[list[str]]:
     """The position and code of each ``code`` finding in ``path``, from the CLI, checked to be
     flake8's findings too."""

@@ -45,7 +45,7 @@ from flake8_device.analysis.flow.inputs import tensor_inputs
 from flake8_device.analysis.flow.interpreter import Interpreter
 from flake8_device.analysis.flow.program import CallSites, Program
 from flake8_device.analysis.flow.summaries import MAX_SUMMARY_DEPTH, Summary
-from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants
+from flake8_device.analysis.flow.syntax import block_of, compound_blocks, descendants, path_of
 from flake8_device.analysis.flow.values import ALWAYS, NEVER, UNKNOWN, Kind, Value, leaves, lift, tensorish, union
 from flake8_device.analysis.helpers import HelperClasses
 from flake8_device.analysis.symbols import dotted_name
@@ -114,6 +114,8 @@ class FlowAnalysis:
         # defines each and its name there, looked up once (None: not the project's).
         self._imported: dict[tuple[int, str | None, str], tuple[ProjectModule, str] | None] = {}
         self._imported_classes: dict[str, bool] = {}
+        self._imported_methods: dict[tuple[str, str], tuple[ModuleSummaries, cst.FunctionDef] | None] = {}
+        self._layer_classes: dict[tuple[str, str], tuple[str, ...]] = {}
         # The summaries of their functions this file has used (and paid for: see ``foreign_summary``).
         self._foreign_used: dict[tuple[ModuleSummaries, cst.FunctionDef], Summary | None] = {}
         if run:
@@ -183,6 +185,74 @@ class FlowAnalysis:
         summaries = ModuleSummaries.of(found[0])
         function = summaries.function(found[1])
         return (summaries, function) if function is not None else None
+
+    def imported_method(self, class_name: str, method: str) -> tuple[ModuleSummaries, cst.FunctionDef] | None:
+        """The method ``method`` of the class this file imports as ``class_name`` from another module
+        of the project (``FaSNet`` after ``from .layers import FaSNet``, ``layers.FaSNet`` after
+        ``import layers`` or ``from . import layers``), with that module's summaries; None for
+        anything else."""
+        key = (class_name, method)
+        if key not in self._imported_methods:
+            self._imported_methods[key] = self._find_imported_method(class_name, method)
+        return self._imported_methods[key]
+
+    def _find_imported_method(self, class_name: str, method: str) -> tuple[ModuleSummaries, cst.FunctionDef] | None:
+        symbols = self.ctx.symbols
+        head, _, tail = class_name.rpartition(".")
+        where: tuple[int, str | None, str] | None = None
+        if not head:
+            where = symbols.from_imports.get(class_name)
+        elif head in symbols.module_imports:  # ``layers.FaSNet`` after ``import layers``
+            where = (*symbols.module_imports[head], tail)
+        elif head in symbols.from_imports:  # ``dprnn.DPRNN`` after ``from .layers import dprnn``
+            level, package, name = symbols.from_imports[head]
+            where = (level, f"{package}.{name}" if package else name, tail)
+        defined = self.ctx.project_class(*where) if where is not None else None
+        if defined is None:
+            return None
+        summaries = ModuleSummaries.of(defined[0])
+        function = summaries.function(f"{defined[1]}.{method}")
+        return (summaries, function) if function is not None else None
+
+    def layer_classes(self, class_name: str, attribute: str) -> tuple[str, ...]:
+        """The classes (as written: ``Linear``, ``dprnn.DPRNN``) that the ``__init__`` of ``class_name``
+        (or of a base in this file) builds ``self.<attribute>`` with, where it assigns it once from
+        a call: the class called, or those a local of ``__init__`` chooses among (``Net = FaSNet
+        if kind == "fasnet" else iFaSNet``, assigned once); none otherwise."""
+        key = (class_name, attribute)
+        if key not in self._layer_classes:
+            self._layer_classes[key] = self._find_layer_classes(class_name, attribute)
+        return self._layer_classes[key]
+
+    def _find_layer_classes(self, class_name: str, attribute: str) -> tuple[str, ...]:
+        init = self.program.method(class_name, "__init__")
+        self_name = patterns.first_param_name(init) if init is not None else None
+        if init is None or self_name is None:
+            return ()
+        assignments = [node for node in self.ctx.scope_nodes(init) if isinstance(node, cst.Assign)]
+
+        def assigned_once(path: str) -> cst.BaseExpression | None:
+            values = [a.value for a in assignments if any(path_of(t.target) == path for t in a.targets)]
+            return values[0] if len(values) == 1 else None
+
+        built = assigned_once(f"{self_name}.{attribute}")
+        written = dotted_name(built.func) if isinstance(built, cst.Call) else None
+        if written is None:
+            return ()
+        chosen = assigned_once(written) if "." not in written else None
+        if chosen is None:
+            return (written,)
+        choices: list[str] = []
+        todo = [chosen]
+        while todo:
+            value = todo.pop()
+            if isinstance(value, cst.IfExp):
+                todo.extend((value.orelse, value.body))
+            elif isinstance(value, cst.Name):
+                choices.append(value.value)
+            else:
+                return ()
+        return tuple(choices)
 
     def imported_layers(self, name: str) -> bool:
         """Is ``name`` a module class imported from another module of the project whose construction
@@ -572,6 +642,8 @@ class ModuleSummaries:
         self.key = hashlib.sha256(f"{module.path}\0{module.text}".encode("utf-8", "surrogatepass")).hexdigest()
         self._made: dict[str, tuple[Summary | None, int]] = {}
         self._functions: dict[str, cst.FunctionDef | None] = {}
+        # The name in the module of each function handed out (``Class.method`` for a method).
+        self._names: dict[cst.FunctionDef, str] = {}
         self._making: set[str] = set()
 
     @classmethod
@@ -599,20 +671,30 @@ class ModuleSummaries:
         return None if number is None else (self.key, number)
 
     def function(self, name: str) -> cst.FunctionDef | None:
-        """The module's function ``name`` as a call binds to it: its ``def`` line (see
+        """The module's function ``name`` (``Class.method`` for a method of one of its classes, its
+        bases in the module included) as a call binds to it: its ``def`` line (see
         :func:`.stored.signature`); None where the module defines no such function."""
         if name not in self._functions:
             found = self._read(name)
             if found is None and self._parsed is not None:
-                function = self._parsed[1].functions.get(name)
+                function = self._own(self._parsed[1], name)
                 if function is not None:
                     found = stored.read_signature(stored.signature(function), self.key, name)
             self._functions[name] = found
+            if found is not None:
+                self._names[found] = name
         return self._functions[name]
 
+    @staticmethod
+    def _own(program: Program, name: str) -> cst.FunctionDef | None:
+        """The module's own ``def`` of ``name`` (``Class.method``: as instances of the class see it)."""
+        class_name, _, method = name.rpartition(".")
+        return program.method(class_name, method) if class_name else program.functions.get(name)
+
     def summary(self, function: cst.FunctionDef, budget: Budget) -> Summary | None:
-        """The summary of ``function``; its steps are spent from ``budget`` (made now or before)."""
-        name = function.name.value
+        """The summary of ``function`` (one :meth:`function` handed out); its steps are spent from
+        ``budget`` (made now or before).  A method's starts from the attributes its class holds."""
+        name = self._names.get(function, function.name.value)
         made = self._made.get(name)
         if made is not None:
             budget.left -= made[1]
@@ -623,7 +705,7 @@ class ModuleSummaries:
             ModuleSummaries._cycles_cut += 1
             return None
         parsed = self._parsed
-        own = parsed[1].functions.get(name) if parsed is not None else None
+        own = self._own(parsed[1], name) if parsed is not None else None
         if parsed is None or own is None:
             return None
         left, cycles = budget.left, ModuleSummaries._cycles_cut

@@ -210,6 +210,10 @@ class InterpreterBase:
             self, node: cst.Call, base: cst.BaseExpression, instance: Value, name: str, arguments: list[Operand]
         ) -> LocalResult | None: ...
 
+        def _bind_call(
+            self, node: cst.Call, function: cst.FunctionDef, arguments: list[Operand], *, bound: bool
+        ) -> tuple[dict[str, cst.Arg], dict[str, Value], dict[str, str]] | None: ...
+
         def _new_module(self, node: cst.Call, *, stateful: bool, compares: bool = False) -> Value: ...
 
         # checks

@@ -28,6 +28,7 @@ from flake8_device.analysis.flow.knowledge import (
     PLACEMENT_KEYWORDS,
     TRANSFORM_MODULES,
 )
+from flake8_device.analysis.flow.summaries import Summary, inert_arguments
 from flake8_device.analysis.flow.syntax import argument_at, keyword_of, last_name, path_of, root_path
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
@@ -244,15 +245,19 @@ class CallsMixin(InterpreterBase):
         allowed = [argument_at(node, arguments, position, keyword) for position, keyword in spec]
         return [t for t in tensors if not any(t is a for a in allowed)]
 
+    def _own_attribute(self, func: cst.BaseExpression) -> str | None:
+        """``attribute`` for ``self.<attribute>`` in a method; None for anything else."""
+        owner, _, attribute = (path_of(func) or "").partition(".")
+        if owner != self.self_name or not attribute or "." in attribute or self.owner is None:
+            return None
+        return attribute
+
     def _foreign_submodule(self, func: cst.BaseExpression) -> bool:
         """``self.text_model`` of a module whose ``__init__`` built it from a class that is neither
         this file's nor one of ``torch.nn``'s."""
-        path = path_of(func) or ""
-        owner, _, attribute = path.partition(".")
-        if owner != self.self_name or not attribute or "." in attribute or self.owner is None:
-            return False
-        info = self.ctx.class_info(self.owner)
-        callee = info.init_calls.get(attribute, "") if info is not None else ""
+        attribute = self._own_attribute(func)
+        info = self.ctx.class_info(self.owner) if attribute is not None and self.owner is not None else None
+        callee = info.init_calls.get(attribute, "") if info is not None and attribute is not None else ""
         if not callee[:1].isupper() or callee in self.analysis.program.classes:
             return False
         qualified = self.symbols.qualify_dotted(callee)
@@ -262,6 +267,38 @@ class CallsMixin(InterpreterBase):
             return True  # (``from .modeling_blip_text import BlipTextModel``)
         # Written through a module (``nn.Linear``, ``blocks.Block``): one of torch.nn's by its name.
         return f"torch.nn.{callee}" not in _TORCH_NN_MODULES
+
+    def _inert_in_layer(self, node: cst.Call, arguments: list[Operand]) -> frozenset[int] | None:
+        """For a call of ``self.<layer>`` built from a module class of the project (this file's, or
+        another module's): the arguments (by the identity of their expressions) that its
+        ``forward`` never lets meet the layer's parameters or buffers; None where that is not known."""
+        attribute = self._own_attribute(node.func)
+        if attribute is None or self.owner is None:
+            return None
+        inert: frozenset[int] | None = None
+        for name in self.analysis.layer_classes(self.owner.name.value, attribute):
+            found = self._forward_of(name)
+            bound = self._bind_call(node, found[1], arguments, bound=True) if found is not None else None
+            if found is None or bound is None:
+                return None
+            own = inert_arguments(found[0], bound[0])
+            if own is None:
+                return None
+            inert = own if inert is None else inert & own
+        return inert
+
+    def _forward_of(self, name: str) -> tuple[Summary, cst.FunctionDef] | None:
+        """The summary of ``forward`` of the module class ``name`` (this file's, or one it imports
+        from another module of the project), and its ``def``; None where it is not known."""
+        program = self.analysis.program
+        if name in program.classes:
+            function = program.method(name, "forward")
+            summary = self.analysis.summary(function) if function is not None else None
+        else:
+            found = self.analysis.imported_method(name, "forward")
+            function = found[1] if found is not None else None
+            summary = self.analysis.foreign_summary(*found) if found is not None else None
+        return (summary, function) if summary is not None and function is not None else None
 
     def _handed_on(self, arguments: list[Operand]) -> None:
         """Arguments handed to code not seen here (``super().forward(x)`` of a library base, a
@@ -370,10 +407,16 @@ class CallsMixin(InterpreterBase):
                 placed_by=callee.placed_by,
             )
         if callee.kind is Kind.INPUT and callee.module is True:
+            foreign = self._foreign_submodule(node.func)
+            inert = self._inert_in_layer(node, arguments)
+            if inert is not None:
+                # A layer of a class of the project: its ``forward``'s summary says which arguments
+                # meet its state (``num_mic`` only counted is no meeting).
+                tensors = [t for t in tensors if id(t.expr) not in inert]
             if self.summary_mode and self.in_module_class and callee.source is None:
                 for argument in tensors:
                     self._record_state_meet(argument.value)  # one of the module's own layers
-            if self._foreign_submodule(node.func):
+            if foreign and inert is None:
                 # A layer of a class from elsewhere (``BlipTextModel(config)``): what its forward
                 # does with an argument given by keyword (a mask it moves, or only measures) is
                 # not seen; its positional inputs meet its weights.
@@ -433,7 +476,7 @@ class CallsMixin(InterpreterBase):
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
-        if receiver.kind is Kind.UNKNOWN:
+        if receiver.kind is Kind.UNKNOWN and not self._own_layer(base, method):
             self._handed_on(arguments)
         if method in ("log", "log_dict") and self.in_lightning_module and path_of(base) == self.self_name:
             self._check_synced_log(node, method)
@@ -484,6 +527,16 @@ class CallsMixin(InterpreterBase):
                 self._attach_call(base, node.args[-1].value, arguments[-1].value, method)
             return NEUTRAL
         return lift(receiver, lambda value: self._method_result(node, base, method, value, arguments))
+
+    def _own_layer(self, base: cst.BaseExpression, method: str) -> bool:
+        """``self.encoder(...)`` in a method, of a layer the instance holds: calling it is no hand-off
+        to unseen code (its call says what meets the layer: see ``_call_value``)."""
+        if not (isinstance(base, cst.Name) and base.value == self.self_name):
+            return False
+        held = self.state.env.get(f"{self.self_name}.{method}")
+        if held is None:
+            held = self._self_attribute(method)
+        return held.kind is Kind.INPUT and held.module is True
 
     def _retyped(self, node: cst.Call, method: str, receiver: Value, argument: Operand) -> Value:
         """``x.type_as(y)`` and ``x.type(y.type())`` go where ``y`` is (its tensor type names its

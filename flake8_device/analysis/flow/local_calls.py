@@ -17,7 +17,7 @@ from flake8_device.analysis.flow.base import ForeignModule, InterpreterBase
 from flake8_device.analysis.flow.events import DeviceIgnored, Operand
 from flake8_device.analysis.flow.knowledge import PLACEMENT_KEYWORDS
 from flake8_device.analysis.flow.program import Signature
-from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, substitute
+from flake8_device.analysis.flow.summaries import STATE, LocalResult, Summary, inert_arguments, substitute
 from flake8_device.analysis.flow.syntax import block_of, is_classmethod, is_static, path_of
 from flake8_device.analysis.flow.values import (
     NEUTRAL,
@@ -524,9 +524,7 @@ class LocalCallsMixin(InterpreterBase):
         if name not in ("forward", "__call__"):
             self._check_state_meets(node, base, instance, summary, binding, values)
         elif instance.module is True:
-            met = {p for p, other in summary.meets if other == STATE}
-            if "*" not in met:
-                inert = frozenset(id(binding[p].value) for p in binding if p not in met)
+            inert = inert_arguments(summary, binding) or frozenset()
         # (A module with no state of its own, like a sampler, is nowhere: what its method computes
         # from several of its inputs is where they are, which the summary does not follow.)
         here = instance if instance.module is True and instance.stateful else None

@@ -95,7 +95,8 @@ def signature(function: cst.FunctionDef) -> str:
 
 
 def read_signature(code: Any, key: str, name: str) -> cst.FunctionDef:
-    """The function :func:`signature` wrote, once per process for each module and name."""
+    """The function :func:`signature` wrote, once per process for each module and name (a method's
+    is ``Class.method``)."""
     found = _signatures.get((key, name))
     if found is not None:
         return found
@@ -105,7 +106,7 @@ def read_signature(code: Any, key: str, name: str) -> cst.FunctionDef:
         parsed = cst.parse_statement(code)
     except (cst.ParserSyntaxError, RecursionError, MemoryError) as error:
         raise ValueError("not a signature") from error
-    if not isinstance(parsed, cst.FunctionDef) or parsed.name.value != name:
+    if not isinstance(parsed, cst.FunctionDef) or parsed.name.value != name.rpartition(".")[2]:
         raise ValueError("not a signature")
     _signatures[(key, name)] = parsed
     return parsed

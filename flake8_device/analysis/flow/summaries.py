@@ -10,7 +10,10 @@ the summary names a parameter.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+
+import libcst as cst
 
 from flake8_device.analysis.flow.knowledge import names_cpu
 from flake8_device.analysis.flow.values import ALWAYS, UNKNOWN, Kind, Value, alternatives, bounded, tensorish, union
@@ -54,6 +57,16 @@ class Summary:
 
 
 EMPTY = Summary()
+
+
+def inert_arguments(summary: Summary, binding: Mapping[str, cst.Arg]) -> frozenset[int] | None:
+    """Of a call of a module's ``forward`` summarised as ``summary``: the arguments (by the identity
+    of their expressions) whose parameters meet nothing there, neither the module's state nor
+    another parameter (``if count.max() == 0``); None where one may meet all of them (``*``)."""
+    met = {name for pair in summary.meets for name in pair if name != STATE}
+    if "*" in met:
+        return None
+    return frozenset(id(arg.value) for name, arg in binding.items() if name not in met)
 
 
 def without_parameters(value: Value) -> Value:
