@@ -248,7 +248,7 @@ class CallsMixin(InterpreterBase):
     def _own_attribute(self, func: cst.BaseExpression) -> str | None:
         """``attribute`` for ``self.<attribute>`` in a method; None for anything else."""
         owner, _, attribute = (path_of(func) or "").partition(".")
-        if owner != self.self_name or not attribute or "." in attribute or self.owner is None:
+        if owner != self.self_name or not attribute or "." in attribute:
             return None
         return attribute
 
@@ -256,8 +256,10 @@ class CallsMixin(InterpreterBase):
         """``self.text_model`` of a module whose ``__init__`` built it from a class that is neither
         this file's nor one of ``torch.nn``'s."""
         attribute = self._own_attribute(func)
-        info = self.ctx.class_info(self.owner) if attribute is not None and self.owner is not None else None
-        callee = info.init_calls.get(attribute, "") if info is not None and attribute is not None else ""
+        if attribute is None or self.owner is None:
+            return False
+        info = self.ctx.class_info(self.owner)
+        callee = info.init_calls.get(attribute, "") if info is not None else ""
         if not callee[:1].isupper() or callee in self.analysis.program.classes:
             return False
         qualified = self.symbols.qualify_dotted(callee)
@@ -407,7 +409,6 @@ class CallsMixin(InterpreterBase):
                 placed_by=callee.placed_by,
             )
         if callee.kind is Kind.INPUT and callee.module is True:
-            foreign = self._foreign_submodule(node.func)
             inert = self._inert_in_layer(node, arguments)
             if inert is not None:
                 # A layer of a class of the project: its ``forward``'s summary says which arguments
@@ -416,7 +417,7 @@ class CallsMixin(InterpreterBase):
             if self.summary_mode and self.in_module_class and callee.source is None:
                 for argument in tensors:
                     self._record_state_meet(argument.value)  # one of the module's own layers
-            if foreign and inert is None:
+            if inert is None and self._foreign_submodule(node.func):
                 # A layer of a class from elsewhere (``BlipTextModel(config)``): what its forward
                 # does with an argument given by keyword (a mask it moves, or only measures) is
                 # not seen; its positional inputs meet its weights.
@@ -476,7 +477,7 @@ class CallsMixin(InterpreterBase):
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
-        if receiver.kind is Kind.UNKNOWN and not self._own_layer(base, method):
+        if receiver.kind is Kind.UNKNOWN and not self._own_layer(node.func):
             self._handed_on(arguments)
         if method in ("log", "log_dict") and self.in_lightning_module and path_of(base) == self.self_name:
             self._check_synced_log(node, method)
@@ -528,14 +529,12 @@ class CallsMixin(InterpreterBase):
             return NEUTRAL
         return lift(receiver, lambda value: self._method_result(node, base, method, value, arguments))
 
-    def _own_layer(self, base: cst.BaseExpression, method: str) -> bool:
+    def _own_layer(self, func: cst.BaseExpression) -> bool:
         """``self.encoder(...)`` in a method, of a layer the instance holds: calling it is no hand-off
         to unseen code (its call says what meets the layer: see ``_call_value``)."""
-        if not (isinstance(base, cst.Name) and base.value == self.self_name):
+        if not isinstance(func, cst.Attribute) or self._own_attribute(func) is None:
             return False
-        held = self.state.env.get(f"{self.self_name}.{method}")
-        if held is None:
-            held = self._self_attribute(method)
+        held = self._attribute(func)
         return held.kind is Kind.INPUT and held.module is True
 
     def _retyped(self, node: cst.Call, method: str, receiver: Value, argument: Operand) -> Value:

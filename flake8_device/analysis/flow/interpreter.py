@@ -283,16 +283,6 @@ def _registered_submodule(value: Value) -> Value:
     return value
 
 
-def _has_flag_default(function: cst.FunctionDef) -> bool:
-    """Does a parameter of ``function`` default to ``True`` or ``False`` (what ``CallSites.constant_flags``
-    looks for: without one, the file's calls need not be walked)?"""
-    params = function.params
-    return any(
-        isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
-        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-    )
-
-
 def _private(function: cst.FunctionDef) -> bool:
     """``_rel_shift``: by convention, called by its own module's code only."""
     return function.name.value.startswith("_") and not function.name.value.startswith("__")
@@ -978,7 +968,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
     def _fixed_flags(self) -> dict[str, str]:
         """In a summary: the flags of a private function that every call of the file leaves at one
         constant (see ``CallSites.constant_flags``)."""
-        if self.function is None or not _private(self.function) or not _has_flag_default(self.function):
+        if self.function is None or not _private(self.function):
             return {}
         sites = self.analysis.call_sites
         return {} if sites is None else sites.constant_flags(self.function, method=self.owner is not None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 
@@ -54,9 +55,9 @@ class Program:
                 self.classes.setdefault(statement.name.value, entry)
 
     def call_sites(self, tree: ast.Module) -> CallSites:
-        """Where ``tree`` (the whole file this program was parsed from) calls each function: walked
-        once per program, shared by every analysis of the module (a module another file imports
-        has one analysis per summary)."""
+        """Where ``tree`` (the whole file this program was parsed from) calls each function: one per
+        program, shared by every analysis of the module (a module another file imports has one
+        analysis per summary), so that it is walked at most once."""
         if self._call_sites is None:
             self._call_sites = CallSites(tree)
         return self._call_sites
@@ -384,21 +385,26 @@ class CallSites:
     parse left out counts too): the calls, and whether the name is ever used otherwise."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self._calls: dict[str, list[ast.Call]] = {}
+        self._tree = tree
+
+    @cached_property
+    def _walked(self) -> tuple[dict[str, list[ast.Call]], set[str]]:
+        """The calls of each name, and the names used other than as what a call calls (``shift =
+        self._shift``, a callback): walked once, where a flag is first asked for."""
+        calls: dict[str, list[ast.Call]] = {}
         called: set[int] = set()
         named: list[tuple[str, ast.AST]] = []
-        for node in ast.walk(tree):
+        for node in ast.walk(self._tree):
             if isinstance(node, ast.Call):
                 name = _called_name(node.func)
                 if name is not None:
-                    self._calls.setdefault(name, []).append(node)
+                    calls.setdefault(name, []).append(node)
                     called.add(id(node.func))
             elif isinstance(node, ast.Name):
                 named.append((node.id, node))
             elif isinstance(node, ast.Attribute):
                 named.append((node.attr, node))
-        # Names used other than as what a call calls (``shift = self._shift``, a callback).
-        self._other = {name for name, node in named if id(node) not in called}
+        return calls, {name for name, node in named if id(node) not in called}
 
     def constant_flags(self, function: cst.FunctionDef, *, method: bool) -> dict[str, str]:
         """For a private function (``_rel_shift``: called by its own file only): each parameter
@@ -407,19 +413,24 @@ class CallSites:
         constant.  Empty where the name is used other than in a plain call (a callback, a starred
         call), and for methods that a class's name may call unbound."""
         name = function.name.value
-        if not name.startswith("_") or name.startswith("__") or name in self._other:
+        if not name.startswith("_") or name.startswith("__"):
             return {}
         params = function.params
-        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        if method and positional and not is_static(function):
-            positional = positional[1:]
         defaults = {
             p.name.value: p.default.value
             for p in (*params.posonly_params, *params.params, *params.kwonly_params)
             if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
         }
+        if not defaults:
+            return {}  # (no flag to ask about: the file's calls are not walked)
+        all_calls, other = self._walked
+        if name in other:
+            return {}
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if method and positional and not is_static(function):
+            positional = positional[1:]
         given: dict[str, set[object]] = {flag: set() for flag in defaults.keys() - rebound_names(function)}
-        calls = self._calls.get(name, [])
+        calls = all_calls.get(name, [])
         if not given or not calls:
             return {}
         for call in calls:
