@@ -37,6 +37,14 @@ def _places(value: ast.expr) -> bool:
     return False
 
 
+def _names_own_device(value: ast.expr, self_name: str, attr: str) -> bool:
+    """Does ``value`` name ``self.<attr>.device``?"""
+    return any(
+        isinstance(sub, ast.Attribute) and sub.attr == "device" and _self_attribute(sub.value, self_name) == attr
+        for sub in ast.walk(value)
+    )
+
+
 def _callee_name(node: ast.expr) -> str:
     if isinstance(node, ast.Call):
         func = node.func
@@ -68,6 +76,9 @@ class ClassInfo:
     managed_by_hand: set[str] = field(default_factory=set)
     # Attributes moved by hand anywhere in the class (``self.x = self.x.to(...)``, ``self.x.cuda()``).
     moved_by_hand: set[str] = field(default_factory=set)
+    # Attributes a method renews on the device they are on (``self.rope = make(n).to(self.rope.device)``):
+    # something the class does not show places them (OpenNMT's decoder moves its layers' tables).
+    kept_where_they_are: set[str] = field(default_factory=set)
     # torchmetrics states: ``self.add_state("x", ...)``.
     added_states: set[str] = field(default_factory=set)
     # Defines _apply / to / cuda / cpu itself, so it may move plain attributes.
@@ -151,6 +162,8 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
                         # ``self.mask = self.mask.to(x.device)``: kept on the right device by hand.
                         # (A plain update such as running statistics does not count.)
                         info.managed_by_hand.add(attr)
+                        if _names_own_device(value, self_name, attr):
+                            info.kept_where_they_are.add(attr)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 receiver = sub.func.value
                 attr = _self_attribute(receiver, self_name)

@@ -493,6 +493,8 @@ class FlowAnalysis:
                 continue
             if attribute in info.buffers or attribute in info.added_states:
                 return value  # registered (by this class or a base): it goes where the module goes
+            if attribute in info.kept_where_they_are:
+                return value  # placed by code the class does not show (see ``ClassInfo``)
             if attribute in info.parameters and not per_path:
                 return value
         if construction:
