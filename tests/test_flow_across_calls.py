@@ -999,3 +999,79 @@ def test_each_side_of_a_test_that_holds_drops_what_its_opposite_made() -> None:
     assert event_types(body) == []
     # Without the part of the test that tells, the latents may reach the conversion.
     assert event_types(body.replace('check and output_type != "latent"', "check")) == ["NumpyOnAccel"]
+
+
+def test_keyword_arguments_spread_from_a_dict_reach_their_parameters() -> None:
+    # `f(x, **kwargs)`: a dict built with string keys gives each named parameter its item; a dict
+    # of unknown keys (a comprehension) gives one of its items to each parameter that has no
+    # default, which the call must pass.
+    helper = """
+        def mask(x, low, high, scale=1.0):
+            bins = torch.linspace(0, 1, x.shape[-1])
+            return (low <= bins) & (bins < high)
+
+        def to_device(batch, device):
+            return {k: v.to(device) for k, v in batch.items()}
+        """
+    keyed = helper + """
+        def run(device):
+            kwargs = {"low": torch.rand(2, 1).to(device), "high": torch.rand(2, 1).to(device)}
+            return mask(torch.ones(2, 8, device=device), **kwargs)
+
+        run(torch.device("cuda"))
+        """
+    assert event_types(keyed) == ["Mix", "Mix"]  # (`low <= bins`, `bins < high`)
+    built = helper + """
+        def run(device):
+            kwargs = to_device({"low": torch.rand(2, 1), "high": torch.rand(2, 1)}, device)
+            return mask(torch.ones(2, 8, device=device), **kwargs)
+
+        run(torch.device("cuda"))
+        """
+    assert event_types(built) == ["Mix", "Mix"]
+    # Kept on the host, the items meet the host bins: nothing to report.
+    host = helper + """
+        def run():
+            kwargs = {"low": torch.rand(2, 1), "high": torch.rand(2, 1)}
+            return mask(torch.ones(2, 8), **kwargs)
+
+        run()
+        """
+    assert event_types(host) == []
+    # A dict of unknown keys passes nothing to a parameter with a default (it may not hold it).
+    defaulted = """
+        def shift(x, offset=None):
+            base = torch.zeros(3)
+            return base + offset if offset is not None else base
+
+        def run(device, batch):
+            kwargs = {k: v.to(device) for k, v in batch.items()}
+            return shift(torch.ones(3), **kwargs)
+
+        run(torch.device("cuda"), {})
+        """
+    assert event_types(defaulted) == []
+
+
+def test_an_objects_own_to_moves_what_it_says() -> None:
+    # A plain class of the file with its own `to` (audiotools' signal moving its samples): after
+    # `Signal(x).to(device)` its attributes are where that method put them.
+    body = """
+        class Signal:
+            def __init__(self, samples):
+                self.samples = samples
+
+            def to(self, device):
+                self.samples = self.samples.to(device)
+                return self
+
+        def run(device):
+            signal = Signal(torch.randn(3)).to(device)
+            return signal.samples + torch.ones(3, device=device)
+
+        run(torch.device("cuda"))
+        """
+    assert event_types(body) == []
+    # Where the method does not move the samples, they stay on the host.
+    stays = body.replace("self.samples = self.samples.to(device)", "self.moved = True")
+    assert event_types(stays) == ["Mix"]

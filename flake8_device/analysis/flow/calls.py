@@ -475,6 +475,15 @@ class CallsMixin(InterpreterBase):
         ):
             self.moves_unseen = True
 
+    def _own_move(self, receiver: Value, method: str) -> bool:
+        """Is ``receiver`` an instance of a class of this file, not a module, whose own method
+        ``to``/``cuda``/``cpu`` says what moves (an audio signal moving its samples)?"""
+        return (
+            receiver.class_name is not None
+            and receiver.module is not True
+            and self.analysis.program.method(receiver.class_name, method) is not None
+        )
+
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
         if receiver.kind is Kind.UNKNOWN and not self._own_layer(node.func):
@@ -483,6 +492,12 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
+            if moved is not None and self._own_move(receiver, method):
+                # An object of this file's classes with its own ``to``: where its attributes go is
+                # what that method does with them.
+                own = self._call_method(node, base, receiver, method, arguments)
+                if own is not None and own.value.class_name == receiver.class_name:
+                    moved = replace(moved, attributes=own.value.attributes)
             root = root_path(base)
             self._note_unseen_move(base, method, receiver)
             if self.summary_mode and method != "cpu" and root in self.parameters and moved is not None:

@@ -28,6 +28,9 @@ from flake8_device.analysis.flow.values import (
     bounded,
     constant_everywhere,
     container_of,
+    element_values,
+    item_at,
+    item_of,
     leaves,
     lift,
     neutral_constant,
@@ -329,6 +332,7 @@ class LocalCallsMixin(InterpreterBase):
         binding, open_ = bound_here
         values: dict[str, Value] = {}
         texts: dict[str, str] = {}
+        spread = self._spread_keywords(node, function, signature, binding, by_argument)
         collected = signature.star_arguments(node)
         if collected is not None and signature.star_name is not None:
             # ``def drop(*tensors)`` called as ``drop(pr, gt)``: a tuple of what the call passes.
@@ -347,8 +351,12 @@ class LocalCallsMixin(InterpreterBase):
                 if default is not None:
                     values[param.name.value], texts[param.name.value] = default, self.ctx.code_for(param.default)
         offsets: dict[int, int] = {}
+        for param, (value, text) in spread.items():
+            values[param], texts[param] = value, text
         for param, arg in binding.items():
             value = by_argument[id(arg)]
+            if param in spread:
+                continue
             if id(arg) in unpacked:
                 index = offsets.get(id(arg), 0)
                 offsets[id(arg)] = index + 1
@@ -356,6 +364,49 @@ class LocalCallsMixin(InterpreterBase):
             else:
                 values[param], texts[param] = value, self.ctx.code_for(arg.value)
         return binding, values, texts
+
+    def _spread_keywords(
+        self,
+        node: cst.Call,
+        function: cst.FunctionDef,
+        signature: Signature,
+        binding: dict[str, cst.Arg],
+        by_argument: dict[int, Value],
+    ) -> dict[str, tuple[Value, str]]:
+        """The parameters a ``**kwargs`` argument passes, bound in ``binding``, with their values:
+        a dict built with string keys passes its keys' items; a dict of unknown keys (a
+        comprehension) passes one of its items to each parameter without a default that nothing
+        else gives (the call would fail without it).  Where a ``*args`` of unknown length may fill
+        them, or several ``**`` arguments share them, nothing is bound."""
+        spreads = [a for a in node.args if a.star == "**"]
+        if len(spreads) != 1 or any(a.star == "*" for a in node.args):
+            return {}
+        argument = spreads[0]
+        value = by_argument[id(argument)]
+        if value.kind is Kind.CONTAINER:
+            if value.container != "dict" or not value.elements:
+                return {}
+            items = element_values(value)
+        else:
+            # (A mapping of tensors known only by where they are: a batch moved by a helper.)
+            items = item_of(value)
+            if items.kind not in (Kind.HOST, Kind.ACCEL, Kind.INPUT):
+                return {}
+        text = self.ctx.code_for(argument.value)
+        params = (*function.params.params, *function.params.kwonly_params)
+        # (By keyword: not a positional-only parameter, nor ``self``.)
+        named = [p for p in params if p.name.value in signature.names and p.name.value not in binding]
+        found: dict[str, tuple[Value, str]] = {}
+        for param in named:
+            name = param.name.value
+            if value.keys:
+                if name in value.keys:
+                    found[name] = (item_at(value, name) or UNKNOWN, f'{text}["{name}"]')
+            elif param.default is None:
+                found[name] = (items, f'{text}["{name}"]')
+        for name in found:
+            binding[name] = argument
+        return found
 
     def _instantiate(self, node: cst.Call, name: str, arguments: list[Operand], *, module: bool) -> Value:
         """An instance of a class of this file, with the attributes its construction gives it."""
@@ -529,6 +580,7 @@ class LocalCallsMixin(InterpreterBase):
         # from several of its inputs is where they are, which the summary does not follow.)
         here = instance if instance.module is True and instance.stateful else None
         rebase = self._owner_rebase(function, binding, bound=True, instance=path_of(base))
+        after = instance
         if summary.attributes:
             changed = dict(instance.attributes)
             name = instance.class_name
@@ -539,9 +591,13 @@ class LocalCallsMixin(InterpreterBase):
                     for a, v in summary.attributes.items()
                 }
             )
+            after = bounded(replace(instance, attributes=tuple(sorted(changed.items()))))
             path = path_of(base)
             if path is not None and path in self.state.env:
-                self.state.env[path] = bounded(replace(instance, attributes=tuple(sorted(changed.items()))))
+                self.state.env[path] = after
+        if self.analysis.program.returns_self(function):
+            # ``signal = AudioSignal(x).to(device)``: the instance, as the method left it.
+            return LocalResult(after, accepts, inert)
         returned = self._settle_optimizers(substitute(summary.returns, values, texts, here), rebase)
         return LocalResult(returned, accepts, inert)
 

@@ -39,6 +39,7 @@ class Program:
         self.classes: dict[str, ClassEntry] = {}
         self._owners: dict[cst.FunctionDef, ClassEntry] = {}
         self._sets: dict[cst.FunctionDef, bool] = {}
+        self._fluent: dict[cst.FunctionDef, bool] = {}
         self._device_properties: dict[str, str | None] = {}
         self._copies: dict[cst.FunctionDef, dict[str, str]] = {}
         self._rewires: dict[cst.FunctionDef, bool] = {}
@@ -72,6 +73,15 @@ class Program:
         if found is None:
             params = [*method.params.posonly_params, *method.params.params]
             found = self._sets[method] = bool(params) and _sets_attributes(method, params[0].name.value)
+        return found
+
+    def returns_self(self, method: cst.FunctionDef) -> bool:
+        """Does every ``return`` of the method give back its first parameter (``return self``: a
+        fluent method such as an object's own ``to``)?  Read from its statements only, once."""
+        found = self._fluent.get(method)
+        if found is None:
+            params = [*method.params.posonly_params, *method.params.params]
+            found = self._fluent[method] = bool(params) and _returns_only(method, params[0].name.value)
         return found
 
     def parameter_copies(self, init: cst.FunctionDef) -> dict[str, str]:
@@ -308,6 +318,22 @@ def _sets_attributes(method: cst.FunctionDef, self_name: str) -> bool:
             for block in compound_blocks(statement):
                 stack.extend(block)
     return False
+
+
+def _returns_only(method: cst.FunctionDef, name: str) -> bool:
+    """At least one ``return``, and each returns the plain name ``name``."""
+    returns: list[cst.Return] = []
+    stack: list[cst.BaseStatement] = list(block_of(method.body))
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            returns.extend(small for small in statement.body if isinstance(small, cst.Return))
+        elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+            statement, (cst.FunctionDef, cst.ClassDef)
+        ):
+            for block in compound_blocks(statement):
+                stack.extend(block)
+    return bool(returns) and all(isinstance(r.value, cst.Name) and r.value.value == name for r in returns)
 
 
 def _on(target: cst.BaseExpression, self_name: str) -> bool:
