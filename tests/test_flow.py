@@ -65,6 +65,15 @@ def test_values(line: str, kind: Kind) -> None:
     assert kinds(line)["x"] is kind
 
 
+def test_the_device_an_imported_module_keeps_is_a_setting() -> None:
+    # `ptu.device`, set by `ptu.set_gpu_mode(...)`: a process-wide setting, read like `args.device`.
+    assert kinds("import ptu\nx = torch.ones(3).to(ptu.device)")["x"] is Kind.ACCEL
+    assert kinds("from segm.utils import torch as ptu\nx = torch.ones(3).to(ptu.device)")["x"] is Kind.ACCEL
+    # Not an import (a local object), or torch's own: not known.
+    assert kinds("ptu = make()\nx = torch.ones(3).to(ptu.device)")["x"] is not Kind.ACCEL
+    assert kinds("x = torch.ones(3).to(torch.device)")["x"] is not Kind.ACCEL
+
+
 def test_device_variable_bound_to_cpu_string_is_host() -> None:
     assert kinds("device = 'cpu'\nx = torch.ones(3).to(device)")["x"] is Kind.HOST
 

@@ -212,7 +212,9 @@ class PlacementMixin(InterpreterBase):
                 return self._same_device(same, origin, module)
             if same.module is True and same.kind in (Kind.ACCEL, Kind.INPUT):
                 return replace(self._same_device(same, origin, module), module=module)  # a model's device
-            if owner_name is not None and (CONFIG_OWNER.search(owner_name) or owner_name == self.self_name):
+            if owner_name is not None and (
+                CONFIG_OWNER.search(owner_name) or owner_name == self.self_name or self._imported_setting(owner)
+            ):
                 return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
             if isinstance(owner, cst.Call) and dotted_name(owner.func) == "next":
                 # `next(model.parameters()).device`: where the model's weights are.  A model known
@@ -238,6 +240,14 @@ class PlacementMixin(InterpreterBase):
             # ``cfg["device"]``: a setting, read like ``cfg.device``.
             return Value(Kind.ACCEL, device=text, move=suffix, origin=origin, module=module)
         return None
+
+    def _imported_setting(self, owner: cst.BaseExpression) -> bool:
+        """``ptu.device``: the ``device`` of a module (or object) the file imports, not torch's or
+        NumPy's, and not rebound here: a process-wide setting, read like ``args.device``."""
+        if not isinstance(owner, cst.Name) or owner.value in self.state.env:
+            return False
+        imported = self.symbols.imports.get(owner.value)
+        return imported is not None and imported.split(".")[0] not in ("torch", "numpy", "jax")
 
     def _device_fallback(self, node: cst.BooleanOperation, origin: cst.Call, *, module: bool | None) -> Value | None:
         """``device or "cuda"``, ``device or ("cuda" if ok else "cpu")``: the fallback where the
