@@ -46,6 +46,13 @@ def nccl(source: str) -> bool:
         """,
         # Accelerate launches multi-GPU processes over NCCL.
         "accelerator = Accelerator(mixed_precision='fp16')",
+        # Chosen by CUDA's presence: NCCL wherever there is a GPU.
+        'dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")',
+        """
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        dist.init_process_group(backend, rank=rank, world_size=world)
+        """,
+        'dist.init_process_group(backend=os.environ.get("BACKEND") or "nccl")',
     ],
 )
 def test_nccl_backend(source: str) -> None:
@@ -64,6 +71,7 @@ def test_nccl_backend(source: str) -> None:
         # No backend, and nothing about CUDA: gloo on a CPU machine.
         "dist.init_process_group()",
         "accelerator = Accelerator(cpu=True)",
+        'dist.init_process_group("gloo" if on_cpu else "mpi")',
     ],
 )
 def test_not_nccl(source: str) -> None:

@@ -63,6 +63,12 @@ def initialises_nccl(tree: ast.Module | None) -> bool:
 
 
 def _names_nccl(node: ast.expr) -> bool:
+    """``"nccl"``, or a choice that may give it (``"nccl" if torch.cuda.is_available() else "gloo"``,
+    ``backend or "nccl"``): where CUDA is, that is the backend the tensors meet."""
+    if isinstance(node, ast.IfExp):
+        return _names_nccl(node.body) or _names_nccl(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return any(_names_nccl(value) for value in node.values)
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and "nccl" in node.value
 
 
@@ -276,8 +282,10 @@ class CollectiveOnHostTensor(Rule):
 
     ## What it does
     In a file that initialises the `nccl` backend (`init_process_group("nccl")`,
-    a backend option whose default is `"nccl"`, `init_process_group()` with no
-    backend in CUDA code, Accelerate's `Accelerator()`), finds a collective
+    a backend option whose default is `"nccl"`, a choice that gives `"nccl"` where
+    CUDA is (`"nccl" if torch.cuda.is_available() else "gloo"`),
+    `init_process_group()` with no backend in CUDA code, Accelerate's
+    `Accelerator()`), finds a collective
     (`all_reduce`, `all_gather`, `broadcast`, `reduce`, `reduce_scatter`,
     `gather`, `scatter`, `all_to_all_single`, `send`/`recv`, ...) given a tensor
     that lives on the CPU along some path: made by a factory without
