@@ -27,8 +27,9 @@ class SubmoduleAssignedAfterMove(Rule):
     not moved: `model.head = nn.Linear(...)`, `model.classifier[6] = ...`,
     `setattr(model, name, ...)`, `model.add_module(...)`,
     `model.blocks.append(...)`, `model.register_buffer(...)`,
-    `model.w = nn.Parameter(...)`; unless the module is moved again before it
-    is used.
+    `model.w = nn.Parameter(...)`, or a method of the module's own class that
+    assigns a new layer (`model.reset_classifier(n)` setting `self.head =
+    nn.Linear(...)`); unless the module is moved again before it is used.
 
     ## Why is this bad?
     `.to()` moves what the module holds at that moment. Whatever is attached
@@ -67,7 +68,8 @@ class SubmoduleAssignedAfterMove(Rule):
     tensor is moved where the parameter is made. The fix is withheld (shown,
     with the reason) when the device name was rebound since the module's move
     or is not bound where the fix runs, when a name may hold a parameter made
-    in several places, and when what is attached is not known to be a tensor;
+    in several places, when what is attached is not known to be a tensor, and
+    when a method of the module makes it (move the module again after the call);
     when the earlier moves disagree (different devices in the two branches) no
     fix is offered.
     """
@@ -75,7 +77,7 @@ class SubmoduleAssignedAfterMove(Rule):
     code = "DEV101"
     uses_flow = True
     name = "submodule-assigned-after-move"
-    message = "`{attached}` is attached to `{owner}` after `{owner}` was moved{at}, so it stays on the CPU"
+    message = "`{attached}` is attached to `{owner}`{how} after `{owner}` was moved{at}, so it stays on the CPU"
     fix_title = "Move it too: `{move}`"
     fix_safety = FixSafety.SAFE
     markers = (
@@ -92,12 +94,17 @@ class SubmoduleAssignedAfterMove(Rule):
             attached = event.attached
             fix = self._fix(event) if event.owner_value.move is not None else None
             move = event.owner_value.origin
+            described, how = self.ctx.describe(attached), ""
+            if event.made_in is not None:
+                # A method of the module's class that makes a new layer (``reset_classifier``).
+                described, how = f"{event.owner}.{event.attribute}", f" by `{event.made_in}(...)`"
             self.report(
                 attached,
                 fix=fix,
                 related=[(move, f"`{event.owner}` is moved here")],
-                attached=self.ctx.describe(attached),
+                attached=described,
                 owner=event.owner,
+                how=how,
                 at=Place(move),
             )
 
@@ -108,6 +115,10 @@ class SubmoduleAssignedAfterMove(Rule):
         attached, owner = event.attached, event.owner_value
         if not event.definite:
             return self._withheld(f"`{event.owner}` is moved along some paths only: moving this on all is no repair")
+        if event.made_in is not None:
+            again = f"{event.owner}{owner.move}" if owner.move else f"{event.owner}.to(...)"
+            reason = f"the layer is made inside `{event.made_in}`, which does not return it: call `{again}` after it"
+            return self.make_fix(safety=FixSafety.DISPLAY_ONLY, reason=reason, move=again)
         if event.value.module is True:
             move = owner.move or ""
             return self.make_fix(

@@ -399,7 +399,13 @@ class ChecksMixin(InterpreterBase):
         self._attach_call(target, value_node, value)
 
     def _attach_call(
-        self, owner_expr: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, method: str = ""
+        self,
+        owner_expr: cst.BaseExpression,
+        value_node: cst.BaseExpression,
+        value: Value,
+        method: str = "",
+        *,
+        made_in: tuple[str, str] | None = None,
     ) -> None:
         root = root_path(owner_expr)
         if root is None:
@@ -416,6 +422,8 @@ class ChecksMixin(InterpreterBase):
         target = self.ctx.code_for(owner_expr)
         definite = known is not None and known.kind is Kind.ACCEL
         event = AttachAfterMove(root, owner_value, value_node, target, value, owner_expr, definite)
+        if made_in is not None:
+            event = replace(event, made_in=made_in[0], attribute=made_in[1])
         if self.record:
             self.state.pending[root] = self.state.pending.get(root, ()) + (event,)
 

@@ -70,6 +70,10 @@ class AttachAfterMove:
     target_node: cst.BaseExpression | None = None
     # The owner is on the device along every path (not only where one branch moved it).
     definite: bool = True
+    # Made by a method of the owner's class called after the move (``model.reset_classifier(n)``
+    # assigning ``self.head``): that method, and the attribute it assigns.
+    made_in: str | None = None
+    attribute: str | None = None
 
 
 @dataclass(frozen=True)

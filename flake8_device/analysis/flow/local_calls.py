@@ -365,6 +365,38 @@ class LocalCallsMixin(InterpreterBase):
                 values[param], texts[param] = value, self.ctx.code_for(arg.value)
         return binding, values, texts
 
+    def _layers_made_after_move(
+        self,
+        node: cst.Call,
+        base: cst.BaseExpression,
+        function: cst.FunctionDef,
+        summary: Summary,
+        values: dict[str, Value],
+        texts: dict[str, str],
+    ) -> None:
+        """``model.to(device)``, then ``model.reset_classifier(n)`` whose body assigns a new layer
+        (``self.head = nn.Linear(...)``): that layer is made on the host, after the move."""
+        positions = self.ctx.positions
+        scope = positions.get(function)
+        if scope is None:
+            return
+
+        def made_there(leaf: Value) -> bool:
+            # A layer the method builds (not one it moves, or one it was given).
+            origin = leaf.origin
+            if not isinstance(origin, cst.Call) or patterns.method_name(origin) in ("to", "cuda", "cpu"):
+                return False
+            made = positions.get(origin)
+            return made is not None and scope.start.line <= made.start.line <= scope.end.line
+
+        for attribute, value in summary.attributes.items():
+            made = substitute(value, values, texts)
+            leaves_made = alternatives(made)
+            if leaves_made and all(
+                v.kind is Kind.HOST and v.module is True and v.stateful and made_there(v) for v in leaves_made
+            ):
+                self._attach_call(base, node, made, made_in=(function.name.value, attribute))
+
     def _spread_keywords(
         self,
         node: cst.Call,
@@ -592,6 +624,8 @@ class LocalCallsMixin(InterpreterBase):
                 }
             )
             after = bounded(replace(instance, attributes=tuple(sorted(changed.items()))))
+            if function.name.value not in ("forward", "__call__") and instance.module is True:
+                self._layers_made_after_move(node, base, function, summary, values, texts)
             path = path_of(base)
             if path is not None and path in self.state.env:
                 self.state.env[path] = after
