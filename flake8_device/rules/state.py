@@ -37,7 +37,9 @@ class OptimizerStateBeforeMove(Rule):
     ## What it does
     Finds an optimizer whose state already exists while its model is still on
     the CPU, followed by a move of that model to the accelerator: an optimizer
-    that builds its state when it is constructed (`torch.optim.Adagrad`), or
+    that builds its state when it is constructed (`torch.optim.Adagrad`, or an
+    optimizer class of the file whose `__init__` fills `self.state` with
+    tensors), or
     any optimizer whose state was loaded with `optimizer.load_state_dict(...)`
     (or by a checkpoint-restoring helper given the optimizer) before
     `model.to(device)`. The optimizer may be built in another function or

@@ -289,6 +289,36 @@ class FlowAnalysis:
             self._optimizer_classes[name] = found
         return found
 
+    def eager_optimizer(self, name: str) -> bool:
+        """An optimizer class of this file whose construction builds per-parameter state
+        (``self.state[p]["exp_avg"] = torch.zeros_like(p)`` in ``__init__``), as Adagrad does: the
+        state is made where the parameters are when it is built, not at the first step."""
+        if not self.optimizer_class(name):
+            return False
+        for entry in self.program.lineage(name):
+            init = entry.methods.get("__init__")
+            if init is None:
+                continue
+            params = init.params.params
+            self_name = params[0].name.value if params else None
+            nodes = list(descendants(init.body))
+            reads_state = any(
+                isinstance(n, cst.Attribute)
+                and n.attr.value == "state"
+                and isinstance(n.value, cst.Name)
+                and n.value.value == self_name
+                for n in nodes
+            )
+            makes_tensor = any(
+                isinstance(n, cst.Call)
+                and (q := self.ctx.symbols.qualify(n.func) or "") is not None
+                and (q in torch_api.TENSOR_FACTORIES or q in torch_api.LIKE_FACTORIES)
+                for n in nodes
+            )
+            if reads_state and makes_tensor:
+                return True
+        return False
+
     def param_group_tensors(self, name: str) -> tuple[str, ...]:
         """The keys under which an optimizer class of this file keeps tensors in its param groups
         (``group["d_numerator"] = torch.tensor(...)``): ``load_state_dict`` restores them as saved."""

@@ -997,7 +997,9 @@ class CallsMixin(InterpreterBase):
         owner = self._parameters_owner(params.expr) if params is not None else None
         if owner is None:
             return UNKNOWN
-        eager = qualified in torch_api.EAGER_STATE_OPTIMIZERS
+        eager = qualified in torch_api.EAGER_STATE_OPTIMIZERS or (
+            qualified in self.analysis.program.classes and self.analysis.eager_optimizer(qualified)
+        )
         built_by = node if eager and self._owner_on_host(owner) else None
         pending = node if eager and built_by is None and self.summary_mode else None
         state = OptimizerState(owner, built_by, self.statement, pending)
