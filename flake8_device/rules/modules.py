@@ -9,6 +9,8 @@ import libcst as cst
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name, top_level_definition
+from flake8_device.analysis.flow.syntax import descendants
 from flake8_device.analysis.flow import Kind, Value, events
 from flake8_device.analysis.flow.values import alternatives, carries_tensor, leaves, tensorish
 from flake8_device.analysis.types import RESERVED_KEYS
@@ -592,8 +594,9 @@ class ModuleCreatedInForward(Rule):
 
     ## What it does
     Finds layers with parameters or buffers (`nn.Linear`, `nn.Conv2d`,
-    `nn.BatchNorm2d`, ...) constructed inside a module's `forward`, such as
-    `nn.BatchNorm2d(c)(x)`.
+    `nn.BatchNorm2d`, ..., or a module class of the file whose `__init__`
+    builds such layers) constructed inside a module's `forward`, or in a
+    method that `forward` calls on `self`, such as `nn.BatchNorm2d(c)(x)`.
 
     ## Why is this bad?
     A module built in `forward` is created on the CPU at every call, so on an
@@ -636,11 +639,23 @@ class ModuleCreatedInForward(Rule):
     message = "`{call}` builds a new layer with its parameters on the CPU at every `forward` call"
     fix_title = "Build `{call}` once in `__init__` and call the stored layer in `forward`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    markers = (r"def forward\b", marker.STATEFUL_LAYER_CALL)
+    # A layer built in a method; the whole class is read, since `forward` may call that method.
+    markers = (rf"{marker.STATEFUL_LAYER_CALL}|{marker.MODULE_CONSTRUCTOR_CALL}",)
+    needs_whole_class = True
+
+    @classmethod
+    def wants_unit(cls, unit, contains):  # type: ignore[no-untyped-def]
+        return unit.kind in ("method", "class")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._moved: set[cst.Call] = set()
+        self._per_call: dict[cst.ClassDef, frozenset[str]] = {}
+        self._bound: dict[cst.Call, str] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._bound[node.value] = node.targets[0].target.value
 
     def visit_Call(self, node: cst.Call) -> None:
         base = patterns.receiver(node)
@@ -649,13 +664,82 @@ class ModuleCreatedInForward(Rule):
             return
         if node in self._moved or patterns.keyword(node, "device") is not None:
             return
-        if not self.ctx.in_method_of_module("forward"):
+        function, owner = self.ctx.current_function, self.ctx.current_class
+        if function is None or owner is None or not self.ctx.in_method_of_module():
             return
-        qualified = self.ctx.symbols.qualify(node.func)
-        if qualified not in torch_api.STATEFUL_NN_MODULES:
+        if function.name.value not in self._run_per_call(owner):
+            return
+        if function.name.value != "forward" and function.decorators:
+            return  # (a builder behind a decorator, such as a cache, may run once)
+        name = self._bound.get(node)
+        if name is not None and _moves_name(function, name):
+            return  # ``projector = MLP(...)``, then ``projector.to(hidden)``: placed
+        if self.ctx.symbols.qualify(node.func) not in torch_api.STATEFUL_NN_MODULES and not self._layered(node.func):
             return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(call=call), call=call)
+
+    def _run_per_call(self, owner: cst.ClassDef) -> frozenset[str]:
+        """``forward`` and the methods of the class that its ``forward`` calls on ``self``."""
+        found = self._per_call.get(owner)
+        if found is None:
+            names = {"forward"}
+            forward = next(
+                (m for m in owner.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "forward"), None
+            )
+            params = forward.params.params if forward is not None else ()
+            if forward is not None and params:
+                self_name = params[0].name.value
+                for sub in descendants(forward.body):
+                    if (
+                        isinstance(sub, cst.Call)
+                        and isinstance(sub.func, cst.Attribute)
+                        and isinstance(sub.func.value, cst.Name)
+                        and sub.func.value.value == self_name
+                    ):
+                        names.add(sub.func.attr.value)
+            names.discard("__init__")
+            found = self._per_call[owner] = frozenset(names)
+        return found
+
+    def _layered(self, func: cst.BaseExpression, depth: int = 3) -> bool:
+        """A module class of this file whose ``__init__`` builds layers with parameters or buffers
+        (``MBConvBlock``), directly or through another such class of the file."""
+        tree, symbols = self.ctx.tree, self.ctx.symbols
+        if not isinstance(func, cst.Name) or tree is None or depth == 0:
+            return False
+        return _builds_layers(tree, symbols, func.value, depth)
+
+
+def _moves_name(function: cst.FunctionDef, name: str) -> bool:
+    """Does ``function`` call ``<name>.to(...)`` or ``<name>.cuda(...)``?"""
+    return any(
+        isinstance(sub, cst.Call)
+        and isinstance(sub.func, cst.Attribute)
+        and sub.func.attr.value in ("to", "cuda")
+        and isinstance(sub.func.value, cst.Name)
+        and sub.func.value.value == name
+        for sub in descendants(function.body)
+    )
+
+
+def _builds_layers(tree: ast.Module, symbols: Symbols, name: str, depth: int) -> bool:
+    """Does ``__init__`` of the module class ``name`` of this file build a layer with state (a
+    torch layer, an ``nn.Parameter``, or such a class of the file)?"""
+    node = top_level_definition(tree, name, (ast.ClassDef,))
+    if depth == 0 or not isinstance(node, ast.ClassDef) or not symbols.is_local_module_class(name):
+        return False
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    for sub in ast.walk(init) if init is not None else ():
+        if not isinstance(sub, ast.Call):
+            continue
+        called = ast_dotted_name(sub.func) or ""
+        qualified = symbols.qualify_dotted(called) or ""
+        if qualified in torch_api.STATEFUL_NN_MODULES or qualified in torch_api.PARAMETER_CLASSES:
+            return True
+        if "." not in called and called != name and _builds_layers(tree, symbols, called, depth - 1):
+            return True
+    return False
 
 
 def _registered(value: Value) -> bool:
