@@ -690,9 +690,17 @@ class ModuleCreatedInForward(Rule):
             params = forward.params.params if forward is not None else ()
             if forward is not None and params:
                 self_name = params[0].name.value
+                # (Not one called under ``if self.trace is None:``: a set-up that runs once.)
+                lazy = {
+                    id(sub)
+                    for branch in descendants(forward.body)
+                    if isinstance(branch, cst.If) and _tests_for_none(branch.test)
+                    for sub in descendants(branch.body)
+                }
                 for sub in descendants(forward.body):
                     if (
                         isinstance(sub, cst.Call)
+                        and id(sub) not in lazy
                         and isinstance(sub.func, cst.Attribute)
                         and isinstance(sub.func.value, cst.Name)
                         and sub.func.value.value == self_name
@@ -709,6 +717,16 @@ class ModuleCreatedInForward(Rule):
         if not isinstance(func, cst.Name) or tree is None or depth == 0:
             return False
         return _builds_layers(tree, symbols, func.value, depth)
+
+
+def _tests_for_none(test: cst.BaseExpression) -> bool:
+    """``x is None``, ``not self.ready``, ``not hasattr(self, "table")``: a test for what is not set up yet."""
+    for sub in descendants(test):
+        if isinstance(sub, cst.Name) and sub.value in ("None", "hasattr"):
+            return True
+        if isinstance(sub, cst.UnaryOperation) and isinstance(sub.operator, cst.Not):
+            return True
+    return False
 
 
 def _moves_name(function: cst.FunctionDef, name: str) -> bool:
