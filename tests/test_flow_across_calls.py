@@ -1075,3 +1075,27 @@ def test_an_objects_own_to_moves_what_it_says() -> None:
     # Where the method does not move the samples, they stay on the host.
     stays = body.replace("self.samples = self.samples.to(device)", "self.moved = True")
     assert event_types(stays) == ["Mix"]
+
+
+def test_iterating_a_generator_function_gives_what_it_yields() -> None:
+    # `for x in batches(3)`: each step is what the generator yields (here made on the CPU).
+    body = """
+        def batches(n):
+            for _ in range(n):
+                yield torch.randn(2, 4)
+
+        def train(device):
+            model = nn.Linear(4, 2).to(device)
+            for x in batches(3):
+                model(x)
+
+        train(torch.device("cuda"))
+        """
+    assert event_types(body) == ["InputNotMoved"]
+    assert event_types(body.replace("torch.randn(2, 4)", 'torch.randn(2, 4, device="cuda")')) == []
+    # `next(...)` takes one step of it too; `yield from` gives the steps of what it delegates to.
+    stepped = body.replace("for x in batches(3):\n                model(x)", "model(next(batches(3)))")
+    assert stepped != body and event_types(stepped) == ["InputNotMoved"]
+    loop = "for _ in range(n):\n                yield torch.randn(2, 4)"
+    delegated = body.replace(loop, "yield from [torch.randn(2, 4)]")
+    assert delegated != body and event_types(delegated) == ["InputNotMoved"]

@@ -458,6 +458,7 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
         # no event is recorded (the function's own run reports its findings).
         self.summary_mode = summary_mode
         self.returns: list[Value] = []
+        self.yields: list[Value] = []  # (what a generator function gives each step)
         # Parameters moved in place (``model.to(device)`` on a parameter), with their value then.
         self.moved_in_place: dict[str, Value] = {}
         # Parameters (dicts) the function stored entries into by string key (see ``Summary.entries``).
@@ -732,6 +733,10 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             self.parameters.add(name)
         self.run(block_of(function.body))
         returns = union(self.returns) if self.returns else NEUTRAL
+        if self.yields and not function.decorators:
+            # A generator function (not a context manager): iterating what it returns gives what
+            # it yields (``for batch in endless(loader)``, ``next(endless(loader))``).
+            returns = container_of("list", [union(self.yields)])
         prefix = f"{self.self_name}." if self.self_name else None
         attributes = {}
         if prefix is not None:
@@ -1122,6 +1127,13 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
 
     def _expression_statement(self, statement: cst.Expr) -> None:
         expression = statement.value
+        if isinstance(expression, cst.Yield):
+            given = expression.value
+            if isinstance(given, cst.From):
+                self.yields.append(self._iteration_value(given.item))  # ``yield from loader``
+            elif given is not None:
+                self.yields.append(self._eval(given))
+            return
         if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
             method = expression.func.attr.value
             base = expression.func.value
