@@ -9,10 +9,10 @@ import libcst as cst
 from flake8_device import fixes
 from flake8_device import markers as marker
 from flake8_device.analysis import patterns, torch_api
-from flake8_device.analysis.symbols import Symbols, ast_dotted_name, top_level_definition
-from flake8_device.analysis.flow.syntax import descendants
 from flake8_device.analysis.flow import Kind, Value, events
+from flake8_device.analysis.flow.syntax import descendants
 from flake8_device.analysis.flow.values import alternatives, carries_tensor, leaves, tensorish
+from flake8_device.analysis.symbols import Symbols, ast_dotted_name, top_level_definition
 from flake8_device.analysis.types import RESERVED_KEYS
 from flake8_device.context import Place
 from flake8_device.model import Fix, FixSafety, ReplaceNode
@@ -710,13 +710,11 @@ class ModuleCreatedInForward(Rule):
             found = self._per_call[owner] = frozenset(names)
         return found
 
-    def _layered(self, func: cst.BaseExpression, depth: int = 3) -> bool:
+    def _layered(self, func: cst.BaseExpression) -> bool:
         """A module class of this file whose ``__init__`` builds layers with parameters or buffers
         (``MBConvBlock``), directly or through another such class of the file."""
-        tree, symbols = self.ctx.tree, self.ctx.symbols
-        if not isinstance(func, cst.Name) or tree is None or depth == 0:
-            return False
-        return _builds_layers(tree, symbols, func.value, depth)
+        tree = self.ctx.tree
+        return isinstance(func, cst.Name) and tree is not None and _builds_layers(tree, self.ctx.symbols, func.value, 3)
 
 
 def _tests_for_none(test: cst.BaseExpression) -> bool:

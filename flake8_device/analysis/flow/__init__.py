@@ -309,11 +309,9 @@ class FlowAnalysis:
                 and n.value.value == self_name
                 for n in nodes
             )
+            factories = torch_api.TENSOR_FACTORIES | torch_api.LIKE_FACTORIES
             makes_tensor = any(
-                isinstance(n, cst.Call)
-                and (q := self.ctx.symbols.qualify(n.func) or "") is not None
-                and (q in torch_api.TENSOR_FACTORIES or q in torch_api.LIKE_FACTORIES)
-                for n in nodes
+                isinstance(n, cst.Call) and self.ctx.symbols.qualify(n.func) in factories for n in nodes
             )
             if reads_state and makes_tensor:
                 return True
