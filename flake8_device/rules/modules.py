@@ -639,8 +639,9 @@ class ModuleCreatedInForward(Rule):
     message = "`{call}` builds a new layer with its parameters on the CPU at every `forward` call"
     fix_title = "Build `{call}` once in `__init__` and call the stored layer in `forward`"
     fix_safety = FixSafety.DISPLAY_ONLY
-    # A layer built in a method; the whole class is read, since `forward` may call that method.
-    markers = (rf"{marker.STATEFUL_LAYER_CALL}|{marker.MODULE_CONSTRUCTOR_CALL}",)
+    # A layer built in a method (``{modules}`` spells torch's layers as the file imports them, and
+    # the file's module classes); the whole class is read, since `forward` may call that method.
+    markers = (marker.MODULE_CONSTRUCTOR_CALL,)
     needs_whole_class = True
 
     @classmethod
@@ -671,11 +672,11 @@ class ModuleCreatedInForward(Rule):
             return
         if function.name.value != "forward" and function.decorators:
             return  # (a builder behind a decorator, such as a cache, may run once)
+        if self.ctx.symbols.qualify(node.func) not in torch_api.STATEFUL_NN_MODULES and not self._layered(node.func):
+            return
         name = self._bound.get(node)
         if name is not None and _moves_name(function, name):
             return  # ``projector = MLP(...)``, then ``projector.to(hidden)``: placed
-        if self.ctx.symbols.qualify(node.func) not in torch_api.STATEFUL_NN_MODULES and not self._layered(node.func):
-            return
         call = self.ctx.describe(node.func) + "(...)"
         self.report(node.func, fix=self.make_fix(call=call), call=call)
 
