@@ -295,21 +295,16 @@ class FlowAnalysis:
         state is made where the parameters are when it is built, not at the first step."""
         if not self.optimizer_class(name):
             return False
+        factories = torch_api.TENSOR_FACTORIES | torch_api.LIKE_FACTORIES
         for entry in self.program.lineage(name):
             init = entry.methods.get("__init__")
             if init is None:
                 continue
-            params = init.params.params
-            self_name = params[0].name.value if params else None
+            self_name = patterns.first_param_name(init)
             nodes = list(descendants(init.body))
             reads_state = any(
-                isinstance(n, cst.Attribute)
-                and n.attr.value == "state"
-                and isinstance(n.value, cst.Name)
-                and n.value.value == self_name
-                for n in nodes
+                isinstance(n, cst.Attribute) and patterns.self_attribute(n, self_name) == "state" for n in nodes
             )
-            factories = torch_api.TENSOR_FACTORIES | torch_api.LIKE_FACTORIES
             makes_tensor = any(
                 isinstance(n, cst.Call) and self.ctx.symbols.qualify(n.func) in factories for n in nodes
             )
