@@ -1075,6 +1075,12 @@ def test_an_objects_own_to_moves_what_it_says() -> None:
     # Where the method does not move the samples, they stay on the host.
     stays = body.replace("self.samples = self.samples.to(device)", "self.moved = True")
     assert event_types(stays) == ["Mix"]
+    # The same where the move is a statement of its own (`signal.to(device)`).
+    statement = body.replace(
+        "signal = Signal(torch.randn(3)).to(device)", "signal = Signal(torch.randn(3))\n            signal.to(device)"
+    )
+    assert statement != body and event_types(statement) == []
+    assert event_types(statement.replace("self.samples = self.samples.to(device)", "self.moved = True")) == ["Mix"]
 
 
 def test_iterating_a_generator_function_gives_what_it_yields() -> None:

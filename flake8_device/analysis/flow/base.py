@@ -190,6 +190,15 @@ class InterpreterBase:
         # placement
         def _move(self, node: cst.Call, receiver: Value) -> Value | None: ...
 
+        def _own_move(
+            self,
+            node: cst.Call,
+            base: cst.BaseExpression,
+            receiver: Value,
+            method: str,
+            arguments: list[Operand] | None,
+        ) -> Value | None: ...
+
         def _helper_move(self, node: cst.Call, arguments: list[Operand]) -> Value: ...
 
         def _device_value(self, node: cst.BaseExpression, origin: cst.Call, *, module: bool | None) -> Value | None: ...

@@ -475,14 +475,23 @@ class CallsMixin(InterpreterBase):
         ):
             self.moves_unseen = True
 
-    def _own_move(self, receiver: Value, method: str) -> bool:
-        """Is ``receiver`` an instance of a class of this file, not a module, whose own method
-        ``to``/``cuda``/``cpu`` says what moves (an audio signal moving its samples)?"""
-        return (
-            receiver.class_name is not None
-            and receiver.module is not True
-            and self.analysis.program.method(receiver.class_name, method) is not None
-        )
+    def _own_move(
+        self, node: cst.Call, base: cst.BaseExpression, receiver: Value, method: str, arguments: list[Operand] | None
+    ) -> Value | None:
+        """``obj.to(...)`` (``cuda``, ``cpu``) of an instance of a class of this file, not a module,
+        that defines that method (an audio signal moving its samples): the instance as the method
+        leaves it (``obj`` itself is updated); None for anything else.  ``arguments``: the call's,
+        evaluated here where not given."""
+        if (
+            receiver.class_name is None
+            or receiver.module is True
+            or self.analysis.program.method(receiver.class_name, method) is None
+        ):
+            return None
+        if arguments is None:
+            arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
+        own = self._call_method(node, base, receiver, method, arguments)
+        return own.value if own is not None and own.value.class_name == receiver.class_name else None
 
     def _method_call(self, node: cst.Call, base: cst.BaseExpression, method: str, receiver: Value) -> Value:
         arguments = [Operand(a.value, self._eval(a.value)) for a in node.args]
@@ -492,12 +501,9 @@ class CallsMixin(InterpreterBase):
             self._check_synced_log(node, method)
         if method in ("to", "cuda", "cpu"):
             moved = self._move(node, receiver)
-            if moved is not None and self._own_move(receiver, method):
-                # An object of this file's classes with its own ``to``: where its attributes go is
-                # what that method does with them.
-                own = self._call_method(node, base, receiver, method, arguments)
-                if own is not None and own.value.class_name == receiver.class_name:
-                    moved = replace(moved, attributes=own.value.attributes)
+            own = self._own_move(node, base, receiver, method, arguments) if moved is not None else None
+            if own is not None:
+                moved = replace(moved, attributes=own.attributes)  # where its own ``to`` put them
             root = root_path(base)
             self._note_unseen_move(base, method, receiver)
             if self.summary_mode and method != "cpu" and root in self.parameters and moved is not None:

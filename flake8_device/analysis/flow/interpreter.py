@@ -1139,6 +1139,11 @@ class Interpreter(CallsMixin, LocalCallsMixin, ChecksMixin, ConditionsMixin, Pla
             base = expression.func.value
             if method in ("to", "cuda", "cpu") or method in self.ctx.config.move_functions:
                 target_value = self._eval(base)
+                own = None
+                if method in ("to", "cuda", "cpu"):
+                    own = self._own_move(expression, base, target_value, method, None)
+                if own is not None:
+                    return  # ``signal.to(device)``: as its own ``to`` leaves it (see ``_own_move``)
                 moved = self._move(expression, target_value)
                 if method in ("to", "cuda"):
                     self._note_unseen_move(base, method, target_value)
